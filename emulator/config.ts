@@ -1,0 +1,41 @@
+/**
+ * The emulated installation's DNS settings, as Postal's `dns.*` config keys (postal-facts §3).
+ * They decide which records a domain must publish and what the domain check expects.
+ */
+export interface MailDnsConfig {
+  /** `dns.spf_include` @default "spf.postal.example.com" */
+  spfInclude: string;
+  /** `dns.return_path_domain` @default "rp.postal.example.com" */
+  returnPathDomain: string;
+  /** `dns.custom_return_path_prefix` @default "psrp" */
+  returnPathPrefix: string;
+  /** `dns.mx_records` @default ["mx1.postal.example.com", "mx2.postal.example.com"] */
+  mxRecords: string[];
+  /** `dns.dkim_identifier` @default "postal" */
+  dkimIdentifier: string;
+  /** RSA key size for new domains' DKIM keys (Postal uses 1024). @default 1024 */
+  dkimKeyBits: number;
+}
+
+export const defaultMailDnsConfig = (): MailDnsConfig => ({
+  spfInclude: "spf.postal.example.com",
+  returnPathDomain: "rp.postal.example.com",
+  returnPathPrefix: "psrp",
+  mxRecords: ["mx1.postal.example.com", "mx2.postal.example.com"],
+  dkimIdentifier: "postal",
+  dkimKeyBits: 1024,
+});
+
+/** Settings of the Cloudflare stand-in. */
+export interface CloudflareConfig {
+  /** The bearer token it accepts. */
+  apiToken: string;
+  /**
+   * Split a quoted TXT string longer than 255 bytes into `"<255>" "<rest>"`, as Cloudflare does.
+   * @default true
+   */
+  splitLongTxt: boolean;
+}
+
+/** Where the domain check sends its DNS queries: `host:port`. */
+export type ResolverAddress = string;

@@ -1,0 +1,153 @@
+/**
+ * Faults on demand. A rule matches endpoints by glob (`*` stays within one `/` segment, `**`
+ * matches anything) and gives each matching request a chance of failing in one of these ways:
+ * - `rate429`: answer 429 with `Retry-After` before handling (nothing is done);
+ * - `rate503`: answer 503 before handling (nothing is done);
+ * - `dropRate`: close the connection before handling (nothing is done);
+ * - `commitThenDropRate`: handle the request (its change is made), then close the connection
+ *   without answering, so the client cannot know the outcome;
+ * - `latencyMs`: delay every matching request before handling it; the change is still made
+ *   after the delay even when the client has given up, as a real server would.
+ * The first rule that matches an endpoint applies. Random draws come from a seeded generator so a
+ * test run is repeatable.
+ */
+
+export interface FaultRule {
+  /** Endpoint glob(s), comma-separated, e.g. `domains/create`, `routes/*`, `**`. */
+  endpoints: string;
+  latencyMs?: number;
+  rate429?: number;
+  /** Seconds sent in `Retry-After` with a 429. @default 1 */
+  retryAfterSeconds?: number;
+  rate503?: number;
+  dropRate?: number;
+  commitThenDropRate?: number;
+}
+
+export type FaultOutcome = "pass" | "429" | "503" | "drop" | "commit-then-drop";
+
+export interface FaultDecision {
+  outcome: FaultOutcome;
+  latencyMs: number;
+  retryAfterSeconds: number;
+}
+
+const PASS: FaultDecision = { outcome: "pass", latencyMs: 0, retryAfterSeconds: 0 };
+
+export class FaultInjector {
+  private rules: FaultRule[] = [];
+  private random: () => number;
+
+  constructor(seed = 1) {
+    this.random = seededRandom(seed);
+  }
+
+  /** Replaces all rules (an empty list turns faults off). */
+  set(rules: FaultRule[], seed?: number): void {
+    for (const rule of rules) validateRule(rule);
+    this.rules = rules.map((rule) => ({ ...rule }));
+    if (seed !== undefined) this.random = seededRandom(seed);
+  }
+
+  list(): FaultRule[] {
+    return this.rules.map((rule) => ({ ...rule }));
+  }
+
+  decide(endpoint: string): FaultDecision {
+    const rule = this.rules.find((candidate) => endpointMatches(candidate.endpoints, endpoint));
+    if (!rule) return PASS;
+    const decision: FaultDecision = {
+      outcome: "pass",
+      latencyMs: rule.latencyMs ?? 0,
+      retryAfterSeconds: rule.retryAfterSeconds ?? 1,
+    };
+    let draw = this.random();
+    const chances: [FaultOutcome, number | undefined][] = [
+      ["drop", rule.dropRate],
+      ["429", rule.rate429],
+      ["503", rule.rate503],
+      ["commit-then-drop", rule.commitThenDropRate],
+    ];
+    for (const [outcome, rate] of chances) {
+      if (!rate) continue;
+      if (draw < rate) return { ...decision, outcome };
+      draw -= rate;
+    }
+    return decision;
+  }
+}
+
+export function endpointMatches(globs: string, endpoint: string): boolean {
+  return globs
+    .split(",")
+    .map((glob) => glob.trim())
+    .filter(Boolean)
+    .some((glob) => globToRegExp(glob).test(endpoint));
+}
+
+function globToRegExp(glob: string): RegExp {
+  const source = glob
+    .split("**")
+    .map((part) =>
+      part
+        .split("*")
+        .map((text) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join("[^/]*"),
+    )
+    .join(".*");
+  return new RegExp(`^${source}$`);
+}
+
+function validateRule(rule: FaultRule): void {
+  if (typeof rule.endpoints !== "string" || rule.endpoints.trim() === "") {
+    throw new Error("fault rule: `endpoints` must be a non-empty glob");
+  }
+  let total = 0;
+  for (const key of ["rate429", "rate503", "dropRate", "commitThenDropRate"] as const) {
+    const rate = rule[key];
+    if (rate === undefined) continue;
+    if (typeof rate !== "number" || !(rate >= 0 && rate <= 1)) {
+      throw new Error(`fault rule: \`${key}\` must be a number from 0 to 1`);
+    }
+    total += rate;
+  }
+  if (total > 1) throw new Error("fault rule: the rates add up to more than 1");
+  for (const key of ["latencyMs", "retryAfterSeconds"] as const) {
+    const value = rule[key];
+    if (value !== undefined && (typeof value !== "number" || !(value >= 0))) {
+      throw new Error(`fault rule: \`${key}\` must be a number of at least 0`);
+    }
+  }
+}
+
+/** mulberry32: tiny, fast and good enough to spread faults evenly. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Parses the command-line form `ENDPOINTS:key=value,key=value`, for example
+ * `domains/create:commitThenDropRate=0.5` or `**:rate429=0.3,retryAfterSeconds=0`.
+ */
+export function parseFaultRule(text: string): FaultRule {
+  const colon = text.lastIndexOf(":");
+  if (colon <= 0) throw new Error(`--fault ${text}: expected ENDPOINTS:key=value[,key=value]`);
+  const rule: FaultRule = { endpoints: text.slice(0, colon) };
+  const numeric = ["latencyMs", "rate429", "retryAfterSeconds", "rate503", "dropRate", "commitThenDropRate"];
+  for (const pair of text.slice(colon + 1).split(",")) {
+    const [key, value] = pair.split("=");
+    if (!numeric.includes(key) || value === undefined || Number.isNaN(Number(value))) {
+      throw new Error(`--fault ${text}: unknown setting "${pair}" (known: ${numeric.join(", ")})`);
+    }
+    (rule as unknown as Record<string, number>)[key] = Number(value);
+  }
+  validateRule(rule);
+  return rule;
+}

@@ -1,0 +1,207 @@
+import * as http from "node:http";
+import { AddressInfo } from "node:net";
+import { FaultInjector, FaultRule } from "./faults";
+import { RequestEffect, RequestLog } from "./request-log";
+
+export interface ServiceRequest {
+  method: string;
+  url: URL;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface ServiceResponse {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+  /** Recorded in the request log; never sent. */
+  effect?: RequestEffect;
+}
+
+/** One emulated HTTP API: how it names endpoints and how it answers. */
+export interface ServiceDefinition {
+  /** Shown in the request log, e.g. `email-api`. */
+  name: string;
+  /** The endpoint name used by the request log and fault rules, e.g. `domains/create`. */
+  endpointOf(method: string, pathname: string): string;
+  handle(request: ServiceRequest, endpoint: string): Promise<ServiceResponse>;
+  /** The answer to an injected 429 or 503, in the service's own error form. */
+  faultResponse(status: 429 | 503): ServiceResponse;
+  /** The answer to a body over `maxBodyBytes`. */
+  tooLargeResponse(): ServiceResponse;
+  /** The answer when a handler throws: the real servers answer 500. */
+  internalErrorResponse(): ServiceResponse;
+}
+
+export interface ServiceOptions {
+  host: string;
+  port: number;
+  faults: FaultInjector;
+  log: RequestLog;
+  /** @default 16 MiB */
+  maxBodyBytes?: number;
+}
+
+export interface RunningService {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const ADMIN_PREFIX = "/__emulator/";
+
+/**
+ * Serves a definition on a real port, wrapping every request in fault injection and the request
+ * log. `/__emulator/requests` (GET, DELETE) and `/__emulator/faults` (GET, PUT) are the control
+ * surface for tests and curl; they are never logged or faulted.
+ */
+export async function startHttpService(
+  definition: ServiceDefinition,
+  options: ServiceOptions,
+): Promise<RunningService> {
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const server = http.createServer((req, res) => {
+    handleRequest(definition, options, maxBodyBytes, req, res).catch((error) => {
+      process.stderr.write(`[emulator:${definition.name}] ${(error as Error).stack ?? error}\n`);
+      if (!res.headersSent) send(res, definition.internalErrorResponse());
+      else res.destroy();
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${options.host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handleRequest(
+  definition: ServiceDefinition,
+  options: ServiceOptions,
+  maxBodyBytes: number,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const method = req.method ?? "GET";
+  const url = new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`);
+  const body = await readBody(req, maxBodyBytes);
+
+  if (url.pathname.startsWith(ADMIN_PREFIX)) {
+    send(res, answerAdmin(options, method, url.pathname.slice(ADMIN_PREFIX.length), body));
+    return;
+  }
+
+  const endpoint = definition.endpointOf(method, url.pathname);
+  const decision = options.faults.decide(endpoint);
+  const record = (status: number | null, effect?: RequestEffect) =>
+    options.log.add({
+      service: definition.name,
+      endpoint,
+      method,
+      path: url.pathname,
+      status,
+      fault: decision.outcome === "pass" ? null : decision.outcome,
+      latencyMs: decision.latencyMs,
+      effect,
+    });
+
+  if (body === undefined) {
+    record(413);
+    send(res, definition.tooLargeResponse(), true);
+    return;
+  }
+  if (decision.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.latencyMs));
+
+  switch (decision.outcome) {
+    case "drop":
+      record(null);
+      req.socket.destroy();
+      return;
+    case "429": {
+      const answer = definition.faultResponse(429);
+      answer.headers = { ...answer.headers, "Retry-After": String(decision.retryAfterSeconds) };
+      record(429);
+      send(res, answer);
+      return;
+    }
+    case "503":
+      record(503);
+      send(res, definition.faultResponse(503));
+      return;
+  }
+
+  const answer = await definition.handle({ method, url, headers: req.headers, body }, endpoint);
+  if (decision.outcome === "commit-then-drop") {
+    record(null, answer.effect);
+    req.socket.destroy();
+    return;
+  }
+  record(answer.status, answer.effect);
+  send(res, answer);
+}
+
+/** The body, or undefined when it is over the limit (the rest is discarded). */
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    req.on("end", () => resolve(tooLarge ? undefined : Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function send(res: http.ServerResponse, answer: ServiceResponse, close = false): void {
+  res.statusCode = answer.status;
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+  if (close) res.setHeader("Connection", "close");
+  res.end(answer.body);
+}
+
+function answerAdmin(
+  options: ServiceOptions,
+  method: string,
+  path: string,
+  body: Buffer | undefined,
+): ServiceResponse {
+  const json = (status: number, value: unknown): ServiceResponse => ({
+    status,
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(value),
+  });
+  try {
+    if (path === "requests" && method === "GET") {
+      return json(200, { counts: options.log.counts(), entries: options.log.all() });
+    }
+    if (path === "requests" && method === "DELETE") {
+      options.log.clear();
+      return json(200, { cleared: true });
+    }
+    if (path === "faults" && method === "GET") return json(200, { rules: options.faults.list() });
+    if (path === "faults" && (method === "PUT" || method === "POST")) {
+      const parsed = JSON.parse(body?.toString("utf8") || "{}") as { rules?: FaultRule[]; seed?: number };
+      options.faults.set(parsed.rules ?? [], parsed.seed);
+      return json(200, { rules: options.faults.list() });
+    }
+    return json(404, { error: `no admin endpoint ${method} /__emulator/${path}` });
+  } catch (error) {
+    return json(400, { error: (error as Error).message });
+  }
+}

@@ -1,0 +1,48 @@
+// got (and its dependencies) ship as ES modules only. Node 20 can require() them, but jest's own
+// module registry cannot until Node 24.9, so ts-jest transpiles them to CommonJS here.
+// The list is got 14's full ESM dependency closure.
+const esmPackages = [
+  "got",
+  "@sindresorhus/is",
+  "byte-counter",
+  "cacheable-lookup",
+  "cacheable-request",
+  "get-stream",
+  "@sec-ant/readable-stream",
+  "is-stream",
+  "keyv",
+  "@keyv/serialize",
+  "mimic-response",
+  "normalize-url",
+  "responselike",
+  "lowercase-keys",
+  "decompress-response",
+  "form-data-encoder",
+  "p-cancelable",
+];
+
+/** @type {import("jest").Config} */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/tests"],
+  testMatch: ["**/*.test.ts"],
+  transform: {
+    "^.+\\.[tj]sx?$": [
+      "ts-jest",
+      {
+        // Type-checking is `npm run typecheck`'s job; isolatedModules keeps the suite fast.
+        tsconfig: {
+          module: "commonjs",
+          moduleResolution: "bundler",
+          target: "ES2022",
+          allowJs: true,
+          esModuleInterop: true,
+          isolatedModules: true,
+          types: ["node", "jest"],
+        },
+      },
+    ],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join("|")})/)`],
+  testTimeout: 30000,
+};

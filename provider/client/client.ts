@@ -1,0 +1,504 @@
+import { createHash } from "node:crypto";
+import got, { type Got } from "got";
+import { EmailApiError, isEmailApiError, isObjectNotFound } from "./errors";
+import { Interpretation, interpretAnswer } from "./interpret";
+import { processRuntime } from "./process-runtime";
+import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "./retry";
+import { ResponseSchemas, responseSchemas } from "./schemas";
+import type {
+  CreatedDomain,
+  CreatedRoute,
+  CreatedServer,
+  CreateRouteInput,
+  CreateServerInput,
+  Domain,
+  DomainCheck,
+  Route,
+  SendMessageInput,
+  SentMessage,
+  UpdateRouteInput,
+} from "./types";
+
+export interface ClientSettings {
+  /** The service's base URL; operation paths (`/api/v1/...`) are appended to it. */
+  baseUrl: string;
+  /** Server API key, sent as `X-Server-API-Key`. Needed by every operation but createServer. */
+  apiKey?: string;
+  /** Master key, sent as `X-Master-Key`. Needed by createServer only. */
+  masterKey?: string;
+  /** Time one request may take before it is abandoned. @default 30000 */
+  requestTimeoutMs?: number;
+  /** Time one `domains/check` request may take: the service does four DNS lookups. @default 60000 */
+  checkTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Called after every request sent, retries included (for counting in tests and benchmarks). */
+  onAttempt?: (attempt: AttemptRecord) => void;
+  /** Source of jitter. @default Math.random */
+  random?: () => number;
+}
+
+export interface AttemptRecord {
+  operation: string;
+  attempt: number;
+  /** "ok", or the error kind. */
+  outcome: "ok" | EmailApiError["kind"];
+  httpStatus?: number;
+  code?: string;
+}
+
+type Auth = "server" | "master";
+
+interface Operation<T> {
+  operation: string;
+  body: Record<string, unknown>;
+  parse: (data: unknown) => T;
+  auth?: Auth;
+  timeoutMs?: number;
+  policy?: Partial<RetryPolicy>;
+  /**
+   * What a retry may do after a try whose answer was lost (timeout, dropped connection, 5xx):
+   * - "resend": the operation is idempotent (lists, checks, updates, deletes);
+   * - "stop": never resend (sending a message twice would send two messages);
+   * - a lookup by natural key: the lost request may have created the object, so look first and
+   *   return it if it is there; resend only if it is not.
+   */
+  afterLostAnswer: "resend" | "stop" | { lookup: () => Promise<T | undefined> };
+  /** Turns an error on a retry after a lost answer into success (e.g. delete → already gone). */
+  settleAfterLostAnswer?: (error: EmailApiError) => { value: T } | undefined;
+}
+
+/** Network errors that prove the request never reached the service. */
+const NOT_SENT_CODES = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"];
+
+/**
+ * A client for the email delivery service's API (spec: shared/spec/email-api.md).
+ *
+ * - Every failure is an EmailApiError with a kind: auth, not-found, conflict, validation, transient.
+ * - Transient failures are retried with capped, jittered exponential backoff within an attempt cap
+ *   and a time budget, honouring `Retry-After`. Others are never retried.
+ * - A create whose answer was lost is not resent blindly: the object is looked up by its natural
+ *   key first (domain name; route name + domain id).
+ * - Concurrent lists of one kind share one request process-wide; writes through any client in the
+ *   process invalidate it.
+ *
+ * Build one inside each provider method: it must not be captured by a serialized provider.
+ */
+export class EmailDeliveryClient {
+  private readonly http: Got;
+  private readonly policy: RetryPolicy;
+  private readonly baseUrl: string;
+  private readonly flightScope: string;
+  private schemaCache?: ResponseSchemas;
+
+  constructor(private readonly settings: ClientSettings) {
+    this.baseUrl = normalizeBaseUrl(settings.baseUrl);
+    this.policy = { ...defaultRetryPolicy(), ...settings.retry };
+    const runtime = processRuntime();
+    this.http = got.extend({
+      prefixUrl: this.baseUrl,
+      agent: { http: runtime.httpAgent, https: runtime.httpsAgent },
+      retry: { limit: 0 }, // retries are ours: they must know about lost answers and lookups
+      throwHttpErrors: false,
+      followRedirect: false,
+      responseType: "text",
+      headers: { "user-agent": "pulumi-email-delivery", accept: "application/json" },
+    });
+    // Lists are shared only between clients that would get the same answer: same URL, same key.
+    this.flightScope = `${this.baseUrl}#${fingerprint(settings.apiKey)}`;
+  }
+
+  // ---- domains ----
+
+  /** All domains of the key's server. Concurrent calls share one request. */
+  listDomains(): Promise<readonly Domain[]> {
+    return processRuntime().lists.run(this.listKey("domains"), () => this.fetchDomains());
+  }
+
+  /** Adds a domain; the answer carries the DNS records to publish. */
+  async createDomain(name: string): Promise<CreatedDomain> {
+    return this.write(["domains"], () =>
+      this.execute<CreatedDomain>({
+        operation: "domains/create",
+        body: { name },
+        parse: (data) => ({ ...this.schemas().createdDomain.parse(data), recovered: false }),
+        afterLostAnswer: {
+          lookup: async () => {
+            const domain = (await this.fetchDomains({ maxAttempts: 1 })).find((d) =>
+              sameDomainName(d.name, name),
+            );
+            return domain && { domain, dnsRecords: undefined, recovered: true };
+          },
+        },
+      }),
+    );
+  }
+
+  /** Runs the service's DNS checks now and returns their results. */
+  checkDomain(id: number): Promise<DomainCheck> {
+    return this.execute({
+      operation: "domains/check",
+      body: { id },
+      parse: (data) => this.schemas().check.parse(data),
+      timeoutMs: this.settings.checkTimeoutMs ?? 60_000,
+      afterLostAnswer: "resend",
+    });
+  }
+
+  /** Deletes a domain (the service deletes its routes with it). */
+  async deleteDomain(id: number): Promise<void> {
+    await this.write(["domains", "routes"], () =>
+      this.execute<void>({
+        operation: "domains/delete",
+        body: { id },
+        parse: () => undefined,
+        afterLostAnswer: "resend",
+        settleAfterLostAnswer: (error) => (isObjectNotFound(error) ? { value: undefined } : undefined),
+      }),
+    );
+  }
+
+  // ---- routes ----
+
+  /** All routes of the key's server. Concurrent calls share one request. */
+  listRoutes(): Promise<readonly Route[]> {
+    return processRuntime().lists.run(this.listKey("routes"), () => this.fetchRoutes());
+  }
+
+  async createRoute(input: CreateRouteInput): Promise<CreatedRoute> {
+    const body: Record<string, unknown> = {
+      name: input.name,
+      domain_id: input.domainId,
+      endpoint_id: input.endpointId,
+    };
+    if (input.mode !== undefined) body.mode = input.mode;
+    if (input.spamMode !== undefined) body.spam_mode = input.spamMode;
+    return this.write(["routes"], () =>
+      this.execute<CreatedRoute>({
+        operation: "routes/create",
+        body,
+        parse: (data) => ({ route: this.schemas().routeAnswer.parse(data), recovered: false }),
+        afterLostAnswer: {
+          lookup: async () => {
+            const route = (await this.fetchRoutes({ maxAttempts: 1 })).find(
+              (r) => r.domainId === input.domainId && r.name.toLowerCase() === input.name.toLowerCase(),
+            );
+            return route && { route, recovered: true };
+          },
+        },
+      }),
+    );
+  }
+
+  /** Changes a route in place. The domain of a route cannot be changed. */
+  async updateRoute(input: UpdateRouteInput): Promise<Route> {
+    const body: Record<string, unknown> = { id: input.id };
+    if (input.name !== undefined) body.name = input.name;
+    if (input.endpointId !== undefined) body.endpoint_id = input.endpointId;
+    if (input.mode !== undefined) body.mode = input.mode;
+    if (input.spamMode !== undefined) body.spam_mode = input.spamMode;
+    return this.write(["routes"], async () => {
+      const updated = await this.execute<Route | undefined>({
+        operation: "routes/update",
+        body,
+        // The spec does not show update's answer: use it when it is a route, else read it back.
+        parse: (data) => {
+          const parsed = this.schemas().routeAnswer.safeParse(data);
+          return parsed.success ? parsed.data : undefined;
+        },
+        afterLostAnswer: "resend",
+      });
+      if (updated) return updated;
+      const route = (await this.fetchRoutes()).find((r) => r.id === input.id);
+      if (!route) {
+        throw new EmailApiError({
+          operation: "routes/update",
+          kind: "not-found",
+          code: "RouteNotFound",
+          serviceMessage: `route ${input.id} was updated but is no longer listed`,
+        });
+      }
+      return route;
+    });
+  }
+
+  async deleteRoute(id: number): Promise<void> {
+    await this.write(["routes"], () =>
+      this.execute<void>({
+        operation: "routes/delete",
+        body: { id },
+        parse: () => undefined,
+        afterLostAnswer: "resend",
+        settleAfterLostAnswer: (error) => (isObjectNotFound(error) ? { value: undefined } : undefined),
+      }),
+    );
+  }
+
+  // ---- other operations ----
+
+  /** Sends a message. Never resent after a lost answer: that could deliver it twice. */
+  sendMessage(input: SendMessageInput): Promise<SentMessage> {
+    const body: Record<string, unknown> = {
+      to: input.to,
+      cc: input.cc,
+      bcc: input.bcc,
+      from: input.from,
+      sender: input.sender,
+      subject: input.subject,
+      tag: input.tag,
+      reply_to: input.replyTo,
+      plain_body: input.plainBody,
+      html_body: input.htmlBody,
+      headers: input.headers,
+      attachments: input.attachments?.map((a) => ({
+        name: a.name,
+        content_type: a.contentType,
+        data: a.data,
+      })),
+    };
+    return this.execute({
+      operation: "send/message",
+      body: withoutUndefined(body),
+      parse: (data) => this.schemas().sentMessage.parse(data),
+      afterLostAnswer: "stop",
+    });
+  }
+
+  /** Creates a server with the master key. Its keys are in the answer only: treat them as secrets. */
+  createServer(input: CreateServerInput): Promise<CreatedServer> {
+    return this.execute({
+      operation: "server/create",
+      auth: "master",
+      body: { name: input.name, mode: input.mode },
+      parse: (data) => this.schemas().createdServer.parse(data),
+      afterLostAnswer: "stop",
+    });
+  }
+
+  // ---- machinery ----
+
+  private fetchDomains(policy?: Partial<RetryPolicy>): Promise<Domain[]> {
+    return this.execute({
+      operation: "domains/list",
+      body: {},
+      parse: (data) => this.schemas().domainList.parse(data),
+      policy,
+      afterLostAnswer: "resend",
+    });
+  }
+
+  private fetchRoutes(policy?: Partial<RetryPolicy>): Promise<Route[]> {
+    return this.execute({
+      operation: "routes/list",
+      body: {},
+      parse: (data) => this.schemas().routeList.parse(data),
+      policy,
+      afterLostAnswer: "resend",
+    });
+  }
+
+  /** Runs a write, making every client in the process forget in-flight lists of `kinds`. */
+  private async write<T>(kinds: string[], run: () => Promise<T>): Promise<T> {
+    const lists = processRuntime().lists;
+    const invalidate = () => kinds.forEach((kind) => lists.invalidate(this.listKey(kind)));
+    invalidate();
+    try {
+      return await run();
+    } finally {
+      invalidate();
+    }
+  }
+
+  private listKey(kind: string): string {
+    return `${this.flightScope}#${kind}`;
+  }
+
+  private schemas(): ResponseSchemas {
+    return (this.schemaCache ??= responseSchemas());
+  }
+
+  private async execute<T>(op: Operation<T>): Promise<T> {
+    const policy = { ...this.policy, ...op.policy };
+    const random = this.settings.random ?? Math.random;
+    const started = Date.now();
+    let attempts = 0;
+    let answerLost = false;
+    let lastError: EmailApiError | undefined;
+
+    for (;;) {
+      const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
+      let sendNow = true;
+      if (answerLost && lookup) {
+        try {
+          const found = await lookup();
+          if (found !== undefined) return found;
+        } catch (error) {
+          if (!isEmailApiError(error) || error.kind !== "transient") throw error;
+          lastError = error.with({ operation: op.operation });
+          sendNow = false; // the lookup failed: wait, then look again before resending
+        }
+      }
+
+      if (sendNow) {
+        attempts++;
+        const result = await this.send(op, attempts);
+        if (result.ok) return this.parse(op, result.data);
+        const error = result.error;
+        if (answerLost) {
+          const settled = op.settleAfterLostAnswer?.(error);
+          if (settled) return settled.value;
+          // A create that now conflicts was most likely made by the lost request: look again.
+          if (lookup && (error.kind === "conflict" || error.kind === "validation")) {
+            const found = await lookup();
+            if (found !== undefined) return found;
+          }
+        }
+        if (error.kind !== "transient")
+          throw error.with({ attempts, outcomeUnknown: answerLost || undefined });
+        if (mayHaveBeenApplied(error)) {
+          if (op.afterLostAnswer === "stop") throw error.with({ attempts, outcomeUnknown: true });
+          answerLost = true;
+        }
+        lastError = error;
+      }
+
+      const failure = (lastError as EmailApiError).with({
+        attempts,
+        outcomeUnknown: answerLost || undefined,
+      });
+      if (attempts >= policy.maxAttempts) throw failure;
+      const delay = backoffDelay(Math.max(1, attempts), policy, random, lastError?.retryAfterMs);
+      if (Date.now() - started + delay > policy.budgetMs) throw failure;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  private parse<T>(op: Operation<T>, data: unknown): T {
+    try {
+      return op.parse(data);
+    } catch (error) {
+      const issues = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
+      const detail = issues?.length
+        ? issues
+            .slice(0, 3)
+            .map((issue) => `${issue.path.map(String).join(".") || "data"}: ${issue.message}`)
+            .join("; ")
+        : (error as Error).message;
+      throw new EmailApiError({
+        operation: op.operation,
+        kind: "validation",
+        serviceMessage: `the answer has an unexpected shape (${detail})`,
+      });
+    }
+  }
+
+  /** One HTTP request; never throws. */
+  private async send<T>(op: Operation<T>, attempt: number): Promise<Interpretation> {
+    const auth = op.auth ?? "server";
+    const key = auth === "master" ? this.settings.masterKey : this.settings.apiKey;
+    const secrets = [this.settings.apiKey, this.settings.masterKey];
+    let result: Interpretation;
+    if (!key) {
+      result = {
+        ok: false,
+        error: new EmailApiError({
+          operation: op.operation,
+          kind: "auth",
+          serviceMessage:
+            auth === "master"
+              ? "no master key is configured for this client"
+              : "no API key is configured for this client",
+        }),
+      };
+    } else {
+      const timeoutMs = op.timeoutMs ?? this.settings.requestTimeoutMs ?? 30_000;
+      try {
+        const response = await this.http.post(`api/v1/${op.operation}`, {
+          json: op.body,
+          headers: auth === "master" ? { "x-master-key": key } : { "x-server-api-key": key },
+          timeout: { request: timeoutMs },
+        });
+        const retryAfter = response.headers["retry-after"];
+        result = interpretAnswer(
+          { operation: op.operation, httpStatus: response.statusCode, body: response.body, retryAfter },
+          secrets,
+        );
+      } catch (error) {
+        result = { ok: false, error: networkError(op.operation, this.baseUrl, timeoutMs, error, secrets) };
+      }
+    }
+    this.settings.onAttempt?.({
+      operation: op.operation,
+      attempt,
+      outcome: result.ok ? "ok" : result.error.kind,
+      httpStatus: result.ok ? undefined : result.error.httpStatus,
+      code: result.ok ? undefined : result.error.code,
+    });
+    return result;
+  }
+}
+
+export function createClient(settings: ClientSettings): EmailDeliveryClient {
+  return new EmailDeliveryClient(settings);
+}
+
+/** Domain names are case-insensitive, and a trailing dot changes nothing. */
+export function sameDomainName(a: string, b: string): boolean {
+  const normal = (name: string) => name.trim().toLowerCase().replace(/\.$/, "");
+  return normal(a) === normal(b);
+}
+
+/** A 429 or 503 was refused before any work; a refused connection never arrived. */
+function mayHaveBeenApplied(error: EmailApiError): boolean {
+  if (error.httpStatus === 429 || error.httpStatus === 503) return false;
+  return !(error.code !== undefined && NOT_SENT_CODES.includes(error.code));
+}
+
+function networkError(
+  operation: string,
+  baseUrl: string,
+  timeoutMs: number,
+  error: unknown,
+  secrets: readonly (string | undefined)[],
+): EmailApiError {
+  const code = (error as { code?: string }).code ?? "ERR_NETWORK";
+  const name = (error as { name?: string }).name;
+  let serviceMessage: string;
+  if (name === "TimeoutError") serviceMessage = `no answer from ${baseUrl} within ${timeoutMs} ms`;
+  else if (NOT_SENT_CODES.includes(code)) serviceMessage = `could not connect to ${baseUrl} (${code})`;
+  else serviceMessage = `the connection to ${baseUrl} failed before an answer arrived (${code})`;
+  // Only the code and our own words: got's error carries the request options, headers included.
+  for (const secret of secrets)
+    if (secret && serviceMessage.includes(secret)) serviceMessage = "network error";
+  return new EmailApiError({ operation, kind: "transient", code, serviceMessage });
+}
+
+function normalizeBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new Error(
+      `The email delivery base URL "${baseUrl}" is not a valid URL (expected e.g. https://postal.example.com).`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`The email delivery base URL must use http or https, not ${url.protocol}`);
+  }
+  if (url.username || url.password) {
+    throw new Error(
+      "The email delivery base URL must not contain credentials; configure the API key instead.",
+    );
+  }
+  url.search = "";
+  url.hash = "";
+  return url.toString().replace(/\/?$/, "/");
+}
+
+/** Identifies a key without holding it: list sharing is per key, and keys must not sit in memory maps. */
+function fingerprint(key: string | undefined): string {
+  return key ? createHash("sha256").update(key).digest("hex").slice(0, 16) : "none";
+}
+
+function withoutUndefined(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+}

@@ -1,0 +1,35 @@
+import * as http from "node:http";
+import * as https from "node:https";
+import { SingleFlight } from "./single-flight";
+
+/**
+ * What every client in this process shares: keep-alive connection pools and the single-flight
+ * registry. It lives on `globalThis` because Pulumi serializes each dynamic provider with its own
+ * copy of this project's modules, so module-level state would not be shared between the Domain
+ * and Route providers running in one provider host.
+ */
+export interface ProcessRuntime {
+  httpAgent: http.Agent;
+  httpsAgent: https.Agent;
+  lists: SingleFlight;
+}
+
+/** Connections per API host at most: keeps a large refresh from opening hundreds of sockets. */
+const MAX_SOCKETS_PER_HOST = 32;
+
+export function processRuntime(): ProcessRuntime {
+  // A versioned string key: a Symbol at module top level would not survive serialization.
+  const slot = "__pulumiEmailDeliveryRuntime_v1";
+  const holder = globalThis as unknown as Record<string, ProcessRuntime | undefined>;
+  let runtime = holder[slot];
+  if (!runtime) {
+    const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, scheduling: "lifo" as const };
+    runtime = {
+      httpAgent: new http.Agent(agentOptions),
+      httpsAgent: new https.Agent(agentOptions),
+      lists: new SingleFlight(),
+    };
+    holder[slot] = runtime;
+  }
+  return runtime;
+}

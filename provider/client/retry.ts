@@ -1,0 +1,37 @@
+/**
+ * How hard the client tries. Only transient failures (429, 5xx, network errors, timeouts) are
+ * retried, within both an attempt cap and a total time budget.
+ */
+export interface RetryPolicy {
+  /** Requests per operation at most, the first included. @default 6 */
+  maxAttempts: number;
+  /** Delay before the first retry; doubles each time. @default 250 */
+  baseDelayMs: number;
+  /** Cap on one backoff delay. @default 8000 */
+  maxDelayMs: number;
+  /** Total time an operation may take, retries and waits included. @default 60000 */
+  budgetMs: number;
+}
+
+export const defaultRetryPolicy = (): RetryPolicy => ({
+  maxAttempts: 6,
+  baseDelayMs: 250,
+  maxDelayMs: 8000,
+  budgetMs: 60_000,
+});
+
+/**
+ * The wait before retry number `retry` (1 = first retry): capped exponential backoff with "equal
+ * jitter" (half fixed, half random, so concurrent clients spread out but never retry at once),
+ * and never shorter than what the server asked for in `Retry-After`.
+ */
+export function backoffDelay(
+  retry: number,
+  policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs">,
+  random: () => number,
+  retryAfterMs?: number,
+): number {
+  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
+  const jittered = exponential / 2 + random() * (exponential / 2);
+  return Math.round(Math.max(jittered, retryAfterMs ?? 0));
+}
