@@ -7,7 +7,8 @@ import { StateFile } from "./state-file";
  */
 export class Store {
   readonly state: EmulatorState;
-  private pendingWrite: Promise<void> | undefined;
+  private writeScheduled = false;
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(
     initial: EmulatorState = emptyState(),
@@ -24,15 +25,23 @@ export class Store {
   }
 
   changed(): void {
-    if (!this.file || this.pendingWrite) return;
-    this.pendingWrite = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      this.pendingWrite = undefined;
-      return this.file!.write(this.state);
-    });
+    const file = this.file;
+    if (!file || this.writeScheduled) return;
+    this.writeScheduled = true;
+    this.writes = this.writes
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => {
+        this.writeScheduled = false; // changes from here on schedule another write
+        return file.write(this.state);
+      });
   }
 
-  /** Waits for any scheduled write; call before stopping. */
+  /** Waits until every scheduled write is on disk; call before stopping. */
   async flush(): Promise<void> {
-    while (this.pendingWrite) await this.pendingWrite;
+    let current: Promise<void>;
+    do {
+      current = this.writes;
+      await current;
+    } while (current !== this.writes);
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import got, { type Got } from "got";
-import { EmailApiError, isEmailApiError, isObjectNotFound } from "./errors";
+import { EmailApiError, emailApiError, isEmailApiError, isObjectNotFound, withDetails } from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
 import { processRuntime } from "./process-runtime";
 import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "./retry";
@@ -210,7 +210,7 @@ export class EmailDeliveryClient {
       if (updated) return updated;
       const route = (await this.fetchRoutes()).find((r) => r.id === input.id);
       if (!route) {
-        throw new EmailApiError({
+        throw emailApiError({
           operation: "routes/update",
           kind: "not-found",
           code: "RouteNotFound",
@@ -333,7 +333,7 @@ export class EmailDeliveryClient {
           if (found !== undefined) return found;
         } catch (error) {
           if (!isEmailApiError(error) || error.kind !== "transient") throw error;
-          lastError = error.with({ operation: op.operation });
+          lastError = withDetails(error, { operation: op.operation });
           sendNow = false; // the lookup failed: wait, then look again before resending
         }
       }
@@ -353,15 +353,15 @@ export class EmailDeliveryClient {
           }
         }
         if (error.kind !== "transient")
-          throw error.with({ attempts, outcomeUnknown: answerLost || undefined });
+          throw withDetails(error, { attempts, outcomeUnknown: answerLost || undefined });
         if (mayHaveBeenApplied(error)) {
-          if (op.afterLostAnswer === "stop") throw error.with({ attempts, outcomeUnknown: true });
+          if (op.afterLostAnswer === "stop") throw withDetails(error, { attempts, outcomeUnknown: true });
           answerLost = true;
         }
         lastError = error;
       }
 
-      const failure = (lastError as EmailApiError).with({
+      const failure = withDetails(lastError as EmailApiError, {
         attempts,
         outcomeUnknown: answerLost || undefined,
       });
@@ -383,7 +383,7 @@ export class EmailDeliveryClient {
             .map((issue) => `${issue.path.map(String).join(".") || "data"}: ${issue.message}`)
             .join("; ")
         : (error as Error).message;
-      throw new EmailApiError({
+      throw emailApiError({
         operation: op.operation,
         kind: "validation",
         serviceMessage: `the answer has an unexpected shape (${detail})`,
@@ -400,7 +400,7 @@ export class EmailDeliveryClient {
     if (!key) {
       result = {
         ok: false,
-        error: new EmailApiError({
+        error: emailApiError({
           operation: op.operation,
           kind: "auth",
           serviceMessage:
@@ -469,7 +469,7 @@ function networkError(
   // Only the code and our own words: got's error carries the request options, headers included.
   for (const secret of secrets)
     if (secret && serviceMessage.includes(secret)) serviceMessage = "network error";
-  return new EmailApiError({ operation, kind: "transient", code, serviceMessage });
+  return emailApiError({ operation, kind: "transient", code, serviceMessage });
 }
 
 function normalizeBaseUrl(baseUrl: string): string {

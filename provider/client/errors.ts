@@ -25,50 +25,43 @@ export interface EmailApiErrorDetails {
   retryAfterMs?: number;
 }
 
-export class EmailApiError extends Error implements EmailApiErrorDetails {
-  override readonly name = "EmailApiError";
-  readonly operation: string;
-  readonly kind: ErrorKind;
-  readonly httpStatus?: number;
-  readonly code?: string;
-  readonly serviceMessage: string;
-  readonly outcomeUnknown?: boolean;
-  readonly attempts?: number;
-  readonly retryAfterMs?: number;
+/**
+ * A plain `Error` carrying the details. Not a subclass: Pulumi's closure serializer turns
+ * `class X extends Error` into `Error.call(this, …)`, which leaves `message` and `stack` unset in
+ * the serialized provider. Build one with `emailApiError()`, recognise one with `isEmailApiError()`.
+ */
+export type EmailApiError = Error & Readonly<EmailApiErrorDetails> & { readonly name: "EmailApiError" };
 
-  constructor(details: EmailApiErrorDetails) {
-    super(formatMessage(details));
-    this.operation = details.operation;
-    this.kind = details.kind;
-    this.httpStatus = details.httpStatus;
-    this.code = details.code;
-    this.serviceMessage = details.serviceMessage;
-    this.outcomeUnknown = details.outcomeUnknown;
-    this.attempts = details.attempts;
-    this.retryAfterMs = details.retryAfterMs;
+export function emailApiError(details: EmailApiErrorDetails): EmailApiError {
+  const error = new Error(formatMessage(details)) as Error & EmailApiErrorDetails;
+  error.name = "EmailApiError";
+  for (const [key, value] of Object.entries(details)) {
+    if (value !== undefined) (error as unknown as Record<string, unknown>)[key] = value;
   }
+  return error as EmailApiError;
+}
 
-  /** The same error with more context (attempt count, unknown outcome). */
-  with(extra: Partial<EmailApiErrorDetails>): EmailApiError {
-    return new EmailApiError({ ...this.details(), ...extra });
-  }
+/** The details of an error, without the Error machinery. */
+export function errorDetails(error: EmailApiError): EmailApiErrorDetails {
+  return {
+    operation: error.operation,
+    kind: error.kind,
+    httpStatus: error.httpStatus,
+    code: error.code,
+    serviceMessage: error.serviceMessage,
+    outcomeUnknown: error.outcomeUnknown,
+    attempts: error.attempts,
+    retryAfterMs: error.retryAfterMs,
+  };
+}
 
-  details(): EmailApiErrorDetails {
-    return {
-      operation: this.operation,
-      kind: this.kind,
-      httpStatus: this.httpStatus,
-      code: this.code,
-      serviceMessage: this.serviceMessage,
-      outcomeUnknown: this.outcomeUnknown,
-      attempts: this.attempts,
-      retryAfterMs: this.retryAfterMs,
-    };
-  }
+/** The same error with more context (attempt count, unknown outcome). */
+export function withDetails(error: EmailApiError, extra: Partial<EmailApiErrorDetails>): EmailApiError {
+  return emailApiError({ ...errorDetails(error), ...extra });
 }
 
 export function isEmailApiError(error: unknown): error is EmailApiError {
-  return error instanceof Error && error.name === "EmailApiError" && "kind" in error;
+  return error instanceof Error && error.name === "EmailApiError" && "kind" in error && "operation" in error;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { EmailApiError, ErrorKind } from "./errors";
+import { EmailApiError, emailApiError, ErrorKind } from "./errors";
 import { redact } from "./redact";
 
 /** An HTTP answer as it came off the wire. */
@@ -25,7 +25,7 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
   const retryAfterMs = parseRetryAfter(answer.retryAfter);
   const fail = (kind: ErrorKind, serviceMessage: string, code?: string): Interpretation => ({
     ok: false,
-    error: new EmailApiError({
+    error: emailApiError({
       operation,
       kind,
       httpStatus,

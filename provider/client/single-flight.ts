@@ -4,8 +4,15 @@
  * caller ever receives an answer that started before a write it made.
  */
 export class SingleFlight {
-  private readonly flights = new Map<string, { generation: number; promise: Promise<unknown> }>();
-  private readonly generations = new Map<string, number>();
+  private readonly flights: Map<string, { generation: number; promise: Promise<unknown> }>;
+  private readonly generations: Map<string, number>;
+
+  // Fields are set here, not with initializers: Pulumi's closure serializer drops class-field
+  // initializers, and this class is serialized into every dynamic provider.
+  constructor() {
+    this.flights = new Map();
+    this.generations = new Map();
+  }
 
   run<T>(key: string, start: () => Promise<T>): Promise<T> {
     const generation = this.generations.get(key) ?? 0;

@@ -1,3 +1,4 @@
+import { errorDetails } from "../../provider/client/errors";
 import { interpretAnswer, kindForHttpStatus, parseRetryAfter } from "../../provider/client/interpret";
 
 const KEY = "SecretServerKey123456789";
@@ -75,9 +76,9 @@ describe("interpretAnswer", () => {
       },
     });
     expect(error.kind).toBe("auth");
-    expect(JSON.stringify({ ...error.details(), message: error.message, stack: error.stack })).not.toContain(
-      KEY,
-    );
+    expect(
+      JSON.stringify({ ...errorDetails(error), message: error.message, stack: error.stack }),
+    ).not.toContain(KEY);
   });
 
   it.each([

@@ -1,0 +1,103 @@
+/**
+ * `npm run emulator`: starts the email API, the Cloudflare stand-in and the DNS server on fixed
+ * loopback ports and prints the settings to paste into an env file. Ctrl-C stops them.
+ */
+import { parseArgs } from "node:util";
+import { parseFaultRule } from "./http/faults";
+import { Emulator, startEmulator } from "./start";
+
+const HELP = `Usage: npm run emulator -- [options]
+
+  --email-port N        email API port (default 7700)
+  --cloudflare-port N   Cloudflare stand-in port (default 7701)
+  --dns-port N          DNS server port, UDP and TCP (default 7753)
+  --api-key KEY         server API key (default EmulatorApiKey0000000001)
+  --master-key KEY      master key for server/create (default EmulatorMasterKey0000001)
+  --cloudflare-token T  Cloudflare bearer token (default emulator-cloudflare-token-000000000000001)
+  --zone NAME           a Cloudflare zone to serve; repeatable (default example.com)
+  --resolver HOST:PORT  DNS server the domain check queries (default the emulator's own)
+  --dkim-bits N         RSA key size of new DKIM keys (default 1024, as Postal)
+  --no-split-txt        store quoted TXT strings over 255 bytes unsplit
+  --state FILE          keep state in FILE (JSON, written atomically, reloaded on start)
+  --fault RULE          inject faults, e.g. "domains/create:commitThenDropRate=0.5" or
+                        "**:rate429=0.3,retryAfterSeconds=0"; repeatable (see emulator/http/faults.ts)
+  --fault-seed N        seed of the fault draws (default 1)
+
+At run time: GET/DELETE /__emulator/requests and GET/PUT /__emulator/faults on either HTTP port.`;
+
+/**
+ * Starts the emulator from command-line arguments and prints its settings through `print`.
+ * Returns the running emulator (undefined for --help).
+ */
+export async function runCli(
+  args: string[],
+  print: (line: string) => void = console.log,
+): Promise<Emulator | undefined> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      "email-port": { type: "string", default: "7700" },
+      "cloudflare-port": { type: "string", default: "7701" },
+      "dns-port": { type: "string", default: "7753" },
+      "api-key": { type: "string", default: "EmulatorApiKey0000000001" },
+      "master-key": { type: "string", default: "EmulatorMasterKey0000001" },
+      "cloudflare-token": { type: "string", default: "emulator-cloudflare-token-000000000000001" },
+      zone: { type: "string", multiple: true },
+      resolver: { type: "string" },
+      "dkim-bits": { type: "string", default: "1024" },
+      "no-split-txt": { type: "boolean", default: false },
+      state: { type: "string" },
+      fault: { type: "string", multiple: true },
+      "fault-seed": { type: "string", default: "1" },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    print(HELP);
+    return undefined;
+  }
+  const port = (flag: string, value: string) => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535)
+      throw new Error(`--${flag}: not a port: ${value}`);
+    return parsed;
+  };
+
+  const emulator = await startEmulator({
+    ports: {
+      emailApi: port("email-port", values["email-port"]),
+      cloudflare: port("cloudflare-port", values["cloudflare-port"]),
+      dns: port("dns-port", values["dns-port"]),
+    },
+    apiKey: values["api-key"],
+    masterKey: values["master-key"],
+    cloudflareToken: values["cloudflare-token"],
+    zones: values.zone,
+    resolver: values.resolver,
+    dns: { dkimKeyBits: Number(values["dkim-bits"]) },
+    splitLongTxt: !values["no-split-txt"],
+    stateFile: values.state,
+    faults: (values.fault ?? []).map(parseFaultRule),
+    faultSeed: Number(values["fault-seed"]),
+  });
+
+  print("# email delivery emulator — paste into an env file, or `export` each line");
+  for (const line of emulator.envLines()) print(line);
+  print(`# ready; Ctrl-C to stop${values.state ? ` (state is kept in ${values.state})` : ""}`);
+  return emulator;
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2)).then(
+    (emulator) => {
+      if (!emulator) return;
+      const stop = () => emulator.stop().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    },
+    (error: Error) => {
+      console.error(`emulator: ${error.message}`);
+      process.exit(1);
+    },
+  );
+}

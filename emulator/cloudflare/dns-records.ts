@@ -1,0 +1,109 @@
+import { CloudflareConfig } from "../config";
+import { ServiceResponse } from "../http/service";
+import { CloudflareDnsRecord, ZoneRecord } from "../store/state";
+import { Store } from "../store/store";
+import { success } from "./envelope";
+import { cloudflareErrors } from "./errors";
+import { cloudflareTimestamp, newCloudflareId } from "./ids";
+import { paginate, readPageRequest, sortBy } from "./paging";
+import { assertNoConflict } from "./record-conflicts";
+import { recordFilter, recordOrder } from "./record-filters";
+import { RecordFields, draftFromBody, draftFromPatch, readRecordBody, validateRecord } from "./record-input";
+import { recordJson } from "./record-json";
+
+/** The DNS-record operations on the store, one function per endpoint. */
+
+export interface RecordContext {
+  store: Store;
+  config: CloudflareConfig;
+  zone: ZoneRecord;
+}
+
+const KIND = "cloudflare.dns_record";
+
+export function listRecords({ store, zone }: RecordContext, query: URLSearchParams): ServiceResponse {
+  const matches = recordFilter(query);
+  const records = store.state.cloudflare.records.filter(
+    (record) => record.zoneId === zone.id && matches(record),
+  );
+  const sorted = sortBy(records, recordOrder(query.get("order")), query.get("direction"));
+  const page = paginate(
+    sorted,
+    readPageRequest(query, { defaultPerPage: 100, minPerPage: 5, maxPerPage: 5_000_000 }),
+  );
+  return success(page.items.map(recordJson), page.info);
+}
+
+export function createRecord({ store, config, zone }: RecordContext, json: unknown): ServiceResponse {
+  const fields = validateRecord(draftFromBody(readRecordBody(json)), zone.name, config);
+  assertNoConflict(store.state.cloudflare.records, zone.id, fields);
+  const now = cloudflareTimestamp();
+  const record: CloudflareDnsRecord = {
+    id: newCloudflareId(),
+    zoneId: zone.id,
+    ...fields,
+    createdOn: now,
+    modifiedOn: now,
+    commentModifiedOn: fields.comment !== null ? now : null,
+    tagsModifiedOn: fields.tags.length > 0 ? now : null,
+  };
+  store.state.cloudflare.records.push(record);
+  store.changed();
+  return {
+    ...success(recordJson(record)),
+    effect: { created: { kind: KIND, id: record.id, name: record.name } },
+  };
+}
+
+export function getRecord(context: RecordContext, recordId: string): ServiceResponse {
+  return success(recordJson(requireRecord(context, recordId)));
+}
+
+/** PUT: the body replaces the record; what it omits or sends as null goes back to the default. */
+export function replaceRecord(context: RecordContext, recordId: string, json: unknown): ServiceResponse {
+  const existing = requireRecord(context, recordId);
+  const fields = validateRecord(draftFromBody(readRecordBody(json)), context.zone.name, context.config);
+  return writeRecord(context, existing, fields);
+}
+
+/** PATCH: only the keys sent change (null unsets). The provider never uses it; curl users do. */
+export function patchRecord(context: RecordContext, recordId: string, json: unknown): ServiceResponse {
+  const existing = requireRecord(context, recordId);
+  const fields = validateRecord(
+    draftFromPatch(existing, readRecordBody(json)),
+    context.zone.name,
+    context.config,
+  );
+  return writeRecord(context, existing, fields);
+}
+
+export function deleteRecord(context: RecordContext, recordId: string): ServiceResponse {
+  const record = requireRecord(context, recordId);
+  const records = context.store.state.cloudflare.records;
+  records.splice(records.indexOf(record), 1);
+  context.store.changed();
+  return { ...success({ id: record.id }), effect: { deleted: { kind: KIND, id: record.id } } };
+}
+
+function requireRecord({ store, zone }: RecordContext, recordId: string): CloudflareDnsRecord {
+  const record = store.state.cloudflare.records.find((r) => r.id === recordId && r.zoneId === zone.id);
+  if (!record) throw cloudflareErrors.recordNotFound();
+  return record;
+}
+
+function writeRecord(
+  context: RecordContext,
+  existing: CloudflareDnsRecord,
+  fields: RecordFields,
+): ServiceResponse {
+  assertNoConflict(context.store.state.cloudflare.records, context.zone.id, fields, existing.id);
+  const now = cloudflareTimestamp();
+  const sameTags =
+    fields.tags.length === existing.tags.length && fields.tags.every((t, i) => t === existing.tags[i]);
+  existing.commentModifiedOn =
+    fields.comment === null ? null : fields.comment === existing.comment ? existing.commentModifiedOn : now;
+  existing.tagsModifiedOn = fields.tags.length === 0 ? null : sameTags ? existing.tagsModifiedOn : now;
+  Object.assign(existing, fields, { modifiedOn: now });
+  context.store.changed();
+  return { ...success(recordJson(existing)), effect: { updated: { kind: KIND, id: existing.id } } };
+}

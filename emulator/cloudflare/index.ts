@@ -1,0 +1,3 @@
+export { cloudflareService } from "./service";
+export type { CloudflareServiceContext } from "./service";
+export { addZone, zoneNameServers } from "./zones";

@@ -1,0 +1,2 @@
+export { startDnsServer } from "./server";
+export type { DnsServerOptions, RunningDnsServer } from "./server";

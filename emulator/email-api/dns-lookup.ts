@@ -1,0 +1,30 @@
+import { promises as dns } from "node:dns";
+import { ResolverAddress } from "../config";
+import { DnsAnswers } from "./dns-check";
+import { DomainHosts } from "./dns-records";
+
+/**
+ * Asks the emulator's authoritative DNS server (never the system resolver) what a domain
+ * publishes. Postal's resolver treats NXDOMAIN, no data and timeouts alike: no records. The
+ * timeouts are short so a check against a dead server still answers within a few seconds.
+ */
+export async function lookupDomainAnswers(address: ResolverAddress, hosts: DomainHosts): Promise<DnsAnswers> {
+  const resolver = new dns.Resolver({ timeout: 2000, tries: 2 });
+  resolver.setServers([address]);
+  const [apexTxt, dkimTxt, mxExchanges, returnPathCnames] = await Promise.all([
+    orNone(async () => (await resolver.resolveTxt(hosts.apex)).map((chunks) => chunks.join(""))),
+    orNone(async () => (await resolver.resolveTxt(hosts.dkim)).map((chunks) => chunks.join(""))),
+    orNone(async () => (await resolver.resolveMx(hosts.apex)).map((mx) => mx.exchange)),
+    orNone(() => resolver.resolveCname(hosts.returnPath)),
+  ]);
+  return { apexTxt, dkimTxt, mxExchanges, returnPathCnames };
+}
+
+/** ENOTFOUND, ENODATA, ECONNREFUSED, ETIMEOUT, EBADNAME (a huge name)…: all mean "no records". */
+async function orNone(lookup: () => Promise<string[]>): Promise<string[]> {
+  try {
+    return await lookup();
+  } catch {
+    return [];
+  }
+}

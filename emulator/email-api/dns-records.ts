@@ -1,0 +1,49 @@
+import { MailDnsConfig } from "../config";
+import { DomainRecord } from "../store/state";
+import { dkimRecordValue } from "./dkim";
+
+/** Where a domain's records live; the check looks exactly there. */
+export interface DomainHosts {
+  apex: string;
+  /** `<dkimIdentifier>-<XXXXXX>._domainkey.<domain>` */
+  dkim: string;
+  /** `<returnPathPrefix>.<domain>` */
+  returnPath: string;
+}
+
+export function domainHosts(domain: Pick<DomainRecord, "name" | "dkimIdentifierString">, dns: MailDnsConfig) {
+  return {
+    apex: domain.name,
+    dkim: `${dns.dkimIdentifier}-${domain.dkimIdentifierString}._domainkey.${domain.name}`,
+    returnPath: `${dns.returnPathPrefix}.${domain.name}`,
+  } satisfies DomainHosts;
+}
+
+export type DnsRecordPurpose = "spf" | "dkim" | "return_path" | "mx";
+
+/** One record the user must publish; `name` is a fully qualified name, `priority` only on MX. */
+export interface DnsRecordJson {
+  purpose: DnsRecordPurpose;
+  type: "TXT" | "CNAME" | "MX";
+  name: string;
+  value: string;
+  priority?: number;
+}
+
+/** The records of Postal's domain setup page (postal-facts §3), in its order. */
+export function dnsRecordsFor(domain: DomainRecord, dns: MailDnsConfig): DnsRecordJson[] {
+  const hosts = domainHosts(domain, dns);
+  return [
+    { purpose: "spf", type: "TXT", name: hosts.apex, value: `v=spf1 a mx include:${dns.spfInclude} ~all` },
+    { purpose: "dkim", type: "TXT", name: hosts.dkim, value: dkimRecordValue(domain.dkimPublicKey) },
+    { purpose: "return_path", type: "CNAME", name: hosts.returnPath, value: dns.returnPathDomain },
+    // "Both records should be priority 10."
+    ...dns.mxRecords.map((exchange): DnsRecordJson => ({
+      purpose: "mx",
+      type: "MX",
+      name: hosts.apex,
+      value: exchange,
+      priority: 10,
+    })),
+  ];
+}

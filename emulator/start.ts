@@ -1,0 +1,157 @@
+import { randomBytes } from "node:crypto";
+import { addZone, cloudflareService } from "./cloudflare";
+import { CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
+import { startDnsServer } from "./dns";
+import { emailApiService, seedServer } from "./email-api";
+import { FaultInjector, FaultRule } from "./http/faults";
+import { RequestLog } from "./http/request-log";
+import { RunningService, startHttpService } from "./http/service";
+import { EmulatorState } from "./store/state";
+import { StateFile } from "./store/state-file";
+import { Store } from "./store/store";
+
+export interface EmulatorOptions {
+  /** Address every server binds to. Only loopback is sensible. @default "127.0.0.1" */
+  host?: string;
+  /** Ports; 0 picks a free one. @default 0 for each */
+  ports?: { emailApi?: number; cloudflare?: number; dns?: number };
+  /** API key of the seeded server. @default random (24 alphanumerics, like Postal's) */
+  apiKey?: string;
+  /** SMTP key of the seeded server (refused by the HTTP API, as in Postal). @default random */
+  smtpKey?: string;
+  /** Master key for `server/create`. @default random */
+  masterKey?: string;
+  /** Bearer token the Cloudflare stand-in accepts. @default random, 40 characters */
+  cloudflareToken?: string;
+  /** Zones the Cloudflare stand-in holds (and the DNS server is authoritative for). @default ["example.com"] */
+  zones?: string[];
+  /** HTTP endpoints of the seeded server, which routes deliver to. @default three endpoints */
+  endpoints?: { name: string; url: string }[];
+  /** The installation's DNS settings (SPF include, MX hosts, …). @default Postal's defaults */
+  dns?: Partial<MailDnsConfig>;
+  /** Where the domain check sends DNS queries, `host:port`. @default the emulator's DNS server */
+  resolver?: string;
+  /** Split quoted TXT strings over 255 bytes, as Cloudflare does. @default true */
+  splitLongTxt?: boolean;
+  /** Keep state in this JSON file (written atomically, reloaded on start). @default in memory */
+  stateFile?: string;
+  /** Fault rules active from the start. @default none */
+  faults?: FaultRule[];
+  /** Seed of the fault injector's random draws. @default 1 */
+  faultSeed?: number;
+}
+
+export interface Emulator {
+  emailApi: { url: string; apiKey: string; smtpKey: string; masterKey: string };
+  cloudflare: { url: string; apiToken: string; zones: { id: string; name: string }[] };
+  dns: { host: string; port: number; address: string };
+  /** The shared fault injector: `emulator.faults.set([...])`. */
+  faults: FaultInjector;
+  /** Requests received by both HTTP servers. */
+  requests: RequestLog;
+  /** The live state (read it in tests; mutate only through the APIs). */
+  state: EmulatorState;
+  /** The lines a user pastes into an env file. */
+  envLines(): string[];
+  stop(): Promise<void>;
+}
+
+const DEFAULT_ENDPOINTS = [
+  { name: "Inbound webhook", url: "http://127.0.0.1:9/inbound" },
+  { name: "Support desk", url: "http://127.0.0.1:9/support" },
+  { name: "Archive", url: "http://127.0.0.1:9/archive" },
+];
+
+/** Starts the email API, the Cloudflare stand-in and the DNS server together. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const host = options.host ?? "127.0.0.1";
+  const file = options.stateFile ? new StateFile(options.stateFile) : undefined;
+  const store = new Store((await file?.read()) ?? undefined, file);
+  const faults = new FaultInjector(options.faultSeed ?? 1);
+  faults.set(options.faults ?? []);
+  const requests = new RequestLog();
+
+  const existing = store.state.servers[0];
+  const existingKey = (type: "API" | "SMTP") =>
+    existing && store.state.credentials.find((c) => c.serverId === existing.id && c.type === type)?.key;
+  const apiKey = options.apiKey ?? existingKey("API") ?? randomKey(24);
+  const smtpKey = options.smtpKey ?? existingKey("SMTP") ?? randomKey(24);
+  const masterKey = options.masterKey ?? randomKey(32);
+  const cloudflareToken = options.cloudflareToken ?? randomKey(40);
+
+  const server = seedServer(store, {
+    name: existing?.name ?? "Main",
+    apiKey,
+    smtpKey,
+    endpoints: options.endpoints ?? DEFAULT_ENDPOINTS,
+  });
+  const zones = (options.zones ?? ["example.com"]).map((name) => addZone(store, name));
+  store.changed();
+
+  const started: { close(): Promise<void> }[] = [];
+  try {
+    const dnsServer = await startDnsServer({ store, host, port: options.ports?.dns ?? 0 });
+    started.push(dnsServer);
+    const dnsAddress = `${dnsServer.host}:${dnsServer.port}`;
+    const resolver = options.resolver ?? dnsAddress;
+
+    const dns: MailDnsConfig = { ...defaultMailDnsConfig(), ...options.dns };
+    const cloudflareConfig: CloudflareConfig = {
+      apiToken: cloudflareToken,
+      splitLongTxt: options.splitLongTxt ?? true,
+    };
+    const serve = (definition: Parameters<typeof startHttpService>[0], port = 0): Promise<RunningService> =>
+      startHttpService(definition, { host, port, faults, log: requests });
+
+    const emailApi = await serve(
+      emailApiService({ store, dns, masterKey, resolver: () => resolver }),
+      options.ports?.emailApi,
+    );
+    started.push(emailApi);
+    const cloudflare = await serve(
+      cloudflareService({ store, config: cloudflareConfig }),
+      options.ports?.cloudflare,
+    );
+    started.push(cloudflare);
+
+    const emulator: Emulator = {
+      emailApi: { url: emailApi.url, apiKey, smtpKey, masterKey },
+      cloudflare: {
+        url: `${cloudflare.url}/client/v4`,
+        apiToken: cloudflareToken,
+        zones: zones.map((zone) => ({ id: zone.id, name: zone.name })),
+      },
+      dns: { host: dnsServer.host, port: dnsServer.port, address: dnsAddress },
+      faults,
+      requests,
+      state: store.state,
+      envLines: () => [
+        `EMAIL_DELIVERY_BASE_URL=${emailApi.url}`,
+        `EMAIL_DELIVERY_API_KEY=${apiKey}`,
+        `EMAIL_DELIVERY_MASTER_KEY=${masterKey}`,
+        `CLOUDFLARE_BASE_URL=${cloudflare.url}/client/v4`,
+        `CLOUDFLARE_API_TOKEN=${cloudflareToken}`,
+        ...zones.map((zone) => `CLOUDFLARE_ZONE_ID_${envName(zone.name)}=${zone.id}`),
+        `EMULATOR_DNS_SERVER=${dnsAddress}`,
+        `EMULATOR_SERVER_ID=${server.id}`,
+      ],
+      stop: async () => {
+        await Promise.all(started.map((s) => s.close()));
+        await store.flush();
+      },
+    };
+    return emulator;
+  } catch (error) {
+    await Promise.all(started.map((s) => s.close()));
+    throw error;
+  }
+}
+
+function randomKey(length: number): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return Array.from(randomBytes(length), (byte) => alphabet[byte % alphabet.length]).join("");
+}
+
+function envName(zone: string): string {
+  return zone.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+}

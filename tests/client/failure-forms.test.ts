@@ -1,0 +1,213 @@
+import * as net from "node:net";
+import { AttemptRecord, createClient, EmailApiError } from "../../provider/client";
+import { envelope, Script, startScriptedServer } from "../support/scripted-server";
+
+/**
+ * Failure forms that other deployments and networks produce (forks answering 4xx/5xx, proxies
+ * answering HTML, dropped connections, silence), over real HTTP on 127.0.0.1.
+ */
+const KEY = "ScriptedKey0000000000001";
+
+async function run(
+  scripts: Script[],
+  call: (client: ReturnType<typeof createClient>) => Promise<unknown>,
+  requestTimeoutMs = 2000,
+) {
+  const server = await startScriptedServer(scripts);
+  const attempts: AttemptRecord[] = [];
+  const client = createClient({
+    baseUrl: server.url,
+    apiKey: KEY,
+    requestTimeoutMs,
+    retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5 },
+    onAttempt: (attempt) => attempts.push(attempt),
+  });
+  try {
+    const value: { result?: unknown; error?: EmailApiError } = await call(client).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error: error as EmailApiError }),
+    );
+    return { ...value, attempts, received: server.received };
+  } finally {
+    await server.close();
+  }
+}
+
+const domainJson = {
+  id: 7,
+  uuid: "u-7",
+  name: "example.com",
+  spf_status: "OK",
+  dkim_status: null,
+  mx_status: "Missing",
+  return_path_status: "Surprising",
+  created_at: "2026-01-01T00:00:00Z",
+  extra: { ignored: true },
+};
+
+describe("failure forms over the wire", () => {
+  it("sends the spec's headers and body", async () => {
+    const { received } = await run([{ status: 200, body: envelope({ id: 1 }) }], (c) =>
+      c.checkDomain(1).catch(() => undefined),
+    );
+    expect(received[0].path).toBe("/api/v1/domains/check");
+    expect(received[0].headers["x-server-api-key"]).toBe(KEY);
+    expect(received[0].headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(received[0].body)).toEqual({ id: 1 });
+  });
+
+  it("parses leniently: unknown fields dropped, unknown statuses kept, wrapped lists unwrapped", async () => {
+    const { result } = await run([{ status: 200, body: envelope({ domains: [domainJson] }) }], (c) =>
+      c.listDomains(),
+    );
+    expect(result).toEqual([
+      {
+        id: 7,
+        uuid: "u-7",
+        name: "example.com",
+        spfStatus: "OK",
+        dkimStatus: null,
+        mxStatus: "Missing",
+        returnPathStatus: "Surprising",
+        createdAt: "2026-01-01T00:00:00Z",
+      },
+    ]);
+  });
+
+  it("reports an answer of the wrong shape as validation, naming the field", async () => {
+    const { error } = await run([{ status: 200, body: envelope([{ name: "x" }]) }], (c) => c.listDomains());
+    expect(error).toMatchObject({ kind: "validation" });
+    expect(error!.message).toContain("0.id");
+  });
+
+  it.each<[string, Script, string, number | undefined]>([
+    [
+      "a fork's 404 JSON",
+      { status: 404, body: JSON.stringify({ error: "Domain not found" }) },
+      "not-found",
+      404,
+    ],
+    [
+      "a fork's 422 JSON",
+      { status: 422, body: JSON.stringify({ status: "error", message: "Name is invalid" }) },
+      "validation",
+      422,
+    ],
+    ["a 401 without a body", { status: 401, body: "" }, "auth", 401],
+    ["a 409 JSON", { status: 409, body: JSON.stringify({ error: "exists" }) }, "conflict", 409],
+  ])("maps %s without retrying", async (_label, script, kind, httpStatus) => {
+    const { error, attempts } = await run([script], (c) => c.deleteDomain(1));
+    expect(error).toMatchObject({ kind, httpStatus });
+    expect(attempts).toHaveLength(1);
+  });
+
+  it.each<[string, Script]>([
+    ["a proxy's 502 page", { status: 502, body: "<html><h1>Bad Gateway</h1></html>" }],
+    [
+      "a 500 JSON error",
+      {
+        status: 500,
+        body: JSON.stringify({ status: "error", data: { code: "InternalServerError", message: "boom" } }),
+      },
+    ],
+    ["a 200 whose body is not JSON", { status: 200, body: "<html>maintenance</html>" }],
+    ["a dropped connection", { drop: true }],
+  ])("retries %s, then succeeds", async (_label, script) => {
+    const { result, attempts } = await run([script, script, { status: 200, body: envelope([]) }], (c) =>
+      c.listDomains(),
+    );
+    expect(result).toEqual([]);
+    expect(attempts.map((a) => a.outcome)).toEqual(["transient", "transient", "ok"]);
+  });
+
+  it("gives up after the attempt cap with a transient error that counts the attempts", async () => {
+    const { error, attempts } = await run([{ status: 503, body: "down" }], (c) => c.listDomains());
+    expect(error).toMatchObject({ kind: "transient", httpStatus: 503, attempts: 4 });
+    expect(error!.message).toContain("after 4 attempts");
+    expect(attempts).toHaveLength(4);
+  });
+
+  it("times out a silent server and says so", async () => {
+    const { error, attempts } = await run([{ hang: true }], (c) => c.listDomains(), 100);
+    expect(error).toMatchObject({ kind: "transient", code: "ETIMEDOUT" });
+    expect(error!.serviceMessage).toMatch(/no answer from http:\/\/127\.0\.0\.1:\d+\/ within 100 ms/);
+    expect(attempts).toHaveLength(4);
+  });
+
+  it("reports a refused connection as transient, without a key in the text", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const client = createClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: KEY,
+      retry: { maxAttempts: 2, baseDelayMs: 1 },
+    });
+    const error = await client.listDomains().catch((e: EmailApiError) => e);
+    expect(error).toMatchObject({ kind: "transient", code: "ECONNREFUSED", attempts: 2 });
+    expect(JSON.stringify({ m: (error as Error).message, s: (error as Error).stack })).not.toContain(KEY);
+  });
+
+  it("never resends a message whose answer was lost", async () => {
+    const { error, received } = await run([{ drop: true }], (c) =>
+      c.sendMessage({ from: "a@example.com", to: ["b@example.org"], plainBody: "x" }),
+    );
+    expect(error).toMatchObject({ kind: "transient", outcomeUnknown: true, attempts: 1 });
+    expect(error!.message).toContain("may or may not have been applied");
+    expect(received).toHaveLength(1);
+  });
+
+  it("resends a message refused with 429 (nothing was done), honouring Retry-After", async () => {
+    const started = Date.now();
+    const { result, received } = await run(
+      [
+        { status: 429, body: "slow down", headers: { "Retry-After": "1" } },
+        { status: 200, body: envelope({ message_id: "m1", messages: {} }) },
+      ],
+      (c) => c.sendMessage({ from: "a@example.com", to: ["b@example.org"], plainBody: "x" }),
+    );
+    expect(result).toEqual({ messageId: "m1", messages: {} });
+    expect(received).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("gives up at once when Retry-After is beyond the budget", async () => {
+    const server = await startScriptedServer([{ status: 429, body: "", headers: { "Retry-After": "120" } }]);
+    const client = createClient({ baseUrl: server.url, apiKey: KEY, retry: { budgetMs: 5000 } });
+    const error = await client.listDomains().catch((e: EmailApiError) => e);
+    await server.close();
+    expect(error).toMatchObject({ kind: "transient", httpStatus: 429, attempts: 1, retryAfterMs: 120000 });
+  });
+
+  it("reads a route back when update's answer is not a route", async () => {
+    const route = {
+      id: 3,
+      uuid: "r",
+      name: "a",
+      domain_id: 1,
+      endpoint_id: 2,
+      mode: "Accept",
+      spam_mode: "Mark",
+    };
+    const { result, received } = await run(
+      [
+        { status: 200, body: envelope({ message: "updated" }) },
+        { status: 200, body: envelope([route]) },
+      ],
+      (c) => c.updateRoute({ id: 3, name: "a" }),
+    );
+    expect(result).toEqual({
+      id: 3,
+      uuid: "r",
+      name: "a",
+      domainId: 1,
+      endpointId: 2,
+      mode: "Accept",
+      spamMode: "Mark",
+    });
+    expect(received.map((r) => r.path)).toEqual(["/api/v1/routes/update", "/api/v1/routes/list"]);
+  });
+});

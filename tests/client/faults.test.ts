@@ -1,0 +1,140 @@
+import { AttemptRecord, EmailDeliveryClient } from "../../provider/client";
+import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+
+/** The client under the emulator's injected faults: nothing lost, nothing duplicated. */
+describe("client under faults", () => {
+  const emulator = useEmulator();
+  afterEach(() => emulator().faults.set([]));
+
+  /** A client of its own per operation, so attempts are counted per operation. */
+  const counted = (attempts: AttemptRecord[][], maxAttempts = 10): EmailDeliveryClient => {
+    const mine: AttemptRecord[] = [];
+    attempts.push(mine);
+    return clientFor(emulator(), {
+      retry: { maxAttempts, baseDelayMs: 1, maxDelayMs: 4 },
+      onAttempt: (a) => mine.push(a),
+    });
+  };
+
+  const createdPerName = (kind: string) => {
+    const counts = new Map<string, number>();
+    for (const entry of emulator().requests.all()) {
+      const created = entry.effect?.created;
+      if (created?.kind === kind) {
+        // Routes are logged as `name@domain`, their natural key.
+        counts.set(created.name, (counts.get(created.name) ?? 0) + 1);
+      }
+    }
+    return counts;
+  };
+
+  it("completes 200 mixed operations with 30% of requests failing as 429, 503 or drops", async () => {
+    emulator().faults.set(
+      [{ endpoints: "*/*", rate429: 0.1, retryAfterSeconds: 0, rate503: 0.1, dropRate: 0.1 }],
+      42,
+    );
+    emulator().requests.clear();
+    const attempts: AttemptRecord[][] = [];
+    const domains: { id: number; name: string }[] = [];
+    const routes: { id: number; domainId: number }[] = [];
+
+    for (let op = 0; op < 200; op++) {
+      const client = counted(attempts);
+      const step = op % 10;
+      if (step === 0 || domains.length === 0) {
+        const { domain } = await client.createDomain(uniqueDomain("faults"));
+        domains.push(domain);
+      } else if (step <= 3) {
+        const domain = domains[op % domains.length];
+        const { route } = await client.createRoute({
+          name: `r${op}`,
+          domainId: domain.id,
+          endpointId: 1 + (op % 3),
+        });
+        routes.push(route as { id: number; domainId: number });
+      } else if (step === 4) {
+        expect((await client.listDomains()).length).toBeGreaterThanOrEqual(domains.length);
+      } else if (step === 5) {
+        expect((await client.listRoutes()).length).toBeGreaterThanOrEqual(routes.length);
+      } else if (step === 6 && routes.length) {
+        await client.updateRoute({
+          id: routes[op % routes.length].id,
+          spamMode: op % 20 ? "Quarantine" : "Fail",
+        });
+      } else if (step === 7) {
+        await client.checkDomain(domains[op % domains.length].id);
+      } else if (step === 8 && routes.length > 3) {
+        const [route] = routes.splice(op % routes.length, 1);
+        await client.deleteRoute(route.id);
+      } else {
+        await client.listRoutes();
+      }
+    }
+
+    const state = emulator().state;
+    const names = state.domains.map((d) => d.name);
+    expect(new Set(names).size).toBe(names.length);
+    const routeKeys = state.routes.map((r) => `${r.domainId}/${r.name}`);
+    expect(new Set(routeKeys).size).toBe(routeKeys.length);
+    expect([...createdPerName("domain").values()].every((count) => count === 1)).toBe(true);
+    expect(createdPerName("route").size).toBeGreaterThan(50);
+    expect([...createdPerName("route").values()].every((count) => count === 1)).toBe(true);
+    expect(state.routes.filter((r) => routes.some((mine) => mine.id === r.id))).toHaveLength(routes.length);
+
+    const perOperation = attempts.map((list) => list.length);
+    const faultsSeen = emulator()
+      .requests.all()
+      .filter((entry) => entry.fault !== null).length;
+    expect(faultsSeen).toBeGreaterThan(0.2 * emulator().requests.all().length);
+    expect(Math.max(...perOperation)).toBeLessThanOrEqual(10);
+    console.log(
+      `200 operations, ${emulator().requests.all().length} requests, ${faultsSeen} faulted; attempts per operation: ` +
+        `max ${Math.max(...perOperation)}, mean ${(perOperation.reduce((a, b) => a + b, 0) / perOperation.length).toFixed(2)}`,
+    );
+  });
+
+  it("yields exactly one domain and one route when every create commits and then drops", async () => {
+    emulator().faults.set([{ endpoints: "domains/create,routes/create", commitThenDropRate: 1 }]);
+    const client = clientFor(emulator());
+    const name = uniqueDomain("ctd");
+    const created = await client.createDomain(name);
+    expect(created).toMatchObject({ recovered: true, dnsRecords: undefined, domain: { name } });
+    const route = await client.createRoute({ name: "inbox", domainId: created.domain.id, endpointId: 1 });
+    expect(route).toMatchObject({ recovered: true, route: { name: "inbox", domainId: created.domain.id } });
+
+    emulator().faults.set([]);
+    expect((await client.listDomains()).filter((d) => d.name === name)).toHaveLength(1);
+    expect((await client.listRoutes()).filter((r) => r.domainId === created.domain.id)).toHaveLength(1);
+    const creates = emulator()
+      .requests.all()
+      .filter((e) => e.effect?.created?.name === name);
+    expect(creates).toHaveLength(1);
+  });
+
+  it("never duplicates when answers are slower than the request timeout", async () => {
+    emulator().faults.set([{ endpoints: "domains/create", latencyMs: 300 }]);
+    const client = clientFor(emulator(), {
+      requestTimeoutMs: 100,
+      retry: { maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 40 },
+    });
+    const name = uniqueDomain("slow");
+    const created = await client.createDomain(name);
+    expect(created).toMatchObject({ recovered: true, domain: { name } });
+    await new Promise((resolve) => setTimeout(resolve, 400)); // let the late requests finish on the server
+    emulator().faults.set([]);
+    expect((await client.listDomains()).filter((d) => d.name === name)).toHaveLength(1);
+  });
+
+  it("shares one list request between 50 concurrent callers, and starts a new one after a write", async () => {
+    emulator().requests.clear();
+    const clients = Array.from({ length: 50 }, () => clientFor(emulator()));
+    const lists = await Promise.all(clients.map((client) => client.listDomains()));
+    expect(new Set(lists.map((list) => list.length)).size).toBe(1);
+    expect(emulator().requests.count("domains/list")).toBe(1);
+
+    await clients[0].createDomain(uniqueDomain("sf"));
+    const afterLists = await Promise.all(clients.slice(10, 20).map((client) => client.listDomains()));
+    expect(emulator().requests.count("domains/list")).toBe(2);
+    expect(afterLists[0].length).toBe(lists[0].length + 1);
+  });
+});
