@@ -1,9 +1,10 @@
+import { createHash } from "node:crypto";
 import { Store } from "../store/store";
 import { ZoneRecord } from "../store/state";
 import { ServiceResponse } from "../http/service";
 import { success } from "./envelope";
 import { cloudflareErrors } from "./errors";
-import { cloudflareTimestamp, newCloudflareId } from "./ids";
+import { cloudflareTimestamp } from "./ids";
 import { normaliseName } from "./names";
 import { paginate, readPageRequest, sortBy } from "./paging";
 
@@ -39,7 +40,10 @@ export function addZone(store: Store, name: string): ZoneRecord {
   const zoneName = normaliseName(name);
   const existing = store.state.cloudflare.zones.find((zone) => zone.name === zoneName);
   if (existing) return existing;
-  const zone: ZoneRecord = { id: newCloudflareId(), name: zoneName, createdOn: cloudflareTimestamp() };
+  // Derived from the name, so a zone keeps its id across restarts without a state file and stack
+  // config can name it. Still 32 hex characters, like Cloudflare's own (opaque) ids.
+  const id = createHash("md5").update(`zone:${zoneName}`).digest("hex");
+  const zone: ZoneRecord = { id, name: zoneName, createdOn: cloudflareTimestamp() };
   store.state.cloudflare.zones.push(zone);
   store.changed();
   return zone;

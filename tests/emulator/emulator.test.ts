@@ -69,6 +69,17 @@ describe("emulator", () => {
     }
   });
 
+  it("gives a zone the same id on every start, so stack config can name it", async () => {
+    const ids: string[] = [];
+    for (let start = 0; start < 2; start++) {
+      const emulator = await startEmulator({ zones: ["example.net"] });
+      ids.push(emulator.cloudflare.zones[0].id);
+      await emulator.stop();
+    }
+    expect(ids[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(ids[1]).toBe(ids[0]);
+  });
+
   it("refuses a malformed --fault with a message naming it", async () => {
     await expect(runCli(["--fault", "domains/create:rate=2"], () => undefined)).rejects.toThrow(
       /--fault domains\/create:rate=2/,
