@@ -320,53 +320,62 @@ export class EmailDeliveryClient {
     const policy = { ...this.policy, ...op.policy };
     const random = this.settings.random ?? Math.random;
     const started = Date.now();
-    let attempts = 0;
+    const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
+    let attempts = 0; // requests sent for this operation, lookups included
     let answerLost = false;
-    let lastError: EmailApiError | undefined;
+
+    /** Looks for what a lost create may have made; a transient failure means "not known yet". */
+    const lookUp = async (): Promise<{ found?: T; error?: EmailApiError }> => {
+      attempts++;
+      try {
+        return { found: await lookup!() };
+      } catch (error) {
+        if (isEmailApiError(error) && error.kind === "transient") return { error };
+        throw error;
+      }
+    };
 
     for (;;) {
-      const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
-      let sendNow = true;
-      if (answerLost && lookup) {
-        try {
-          const found = await lookup();
-          if (found !== undefined) return found;
-        } catch (error) {
-          if (!isEmailApiError(error) || error.kind !== "transient") throw error;
-          lastError = withDetails(error, { operation: op.operation });
-          sendNow = false; // the lookup failed: wait, then look again before resending
-        }
-      }
-
-      if (sendNow) {
+      let error: EmailApiError;
+      const looked = answerLost && lookup ? await lookUp() : undefined;
+      if (looked?.found !== undefined) return looked.found;
+      if (looked?.error) {
+        error = looked.error; // wait, then look again before sending again
+      } else {
         attempts++;
         const result = await this.send(op, attempts);
         if (result.ok) return this.parse(op, result.data);
-        const error = result.error;
+        error = result.error;
         if (answerLost) {
           const settled = op.settleAfterLostAnswer?.(error);
           if (settled) return settled.value;
           // A create that now conflicts was most likely made by the lost request: look again.
           if (lookup && (error.kind === "conflict" || error.kind === "validation")) {
-            const found = await lookup();
-            if (found !== undefined) return found;
+            const again = await lookUp();
+            if (again.found !== undefined) return again.found;
+            error = again.error ?? error;
           }
         }
-        if (error.kind !== "transient")
-          throw withDetails(error, { attempts, outcomeUnknown: answerLost || undefined });
+        if (error.kind !== "transient") {
+          throw withDetails(error, {
+            operation: op.operation,
+            attempts,
+            outcomeUnknown: answerLost || undefined,
+          });
+        }
         if (mayHaveBeenApplied(error)) {
           if (op.afterLostAnswer === "stop") throw withDetails(error, { attempts, outcomeUnknown: true });
           answerLost = true;
         }
-        lastError = error;
       }
 
-      const failure = withDetails(lastError as EmailApiError, {
+      const failure = withDetails(error, {
+        operation: op.operation,
         attempts,
         outcomeUnknown: answerLost || undefined,
       });
       if (attempts >= policy.maxAttempts) throw failure;
-      const delay = backoffDelay(Math.max(1, attempts), policy, random, lastError?.retryAfterMs);
+      const delay = backoffDelay(attempts, policy, random, error.retryAfterMs);
       if (Date.now() - started + delay > policy.budgetMs) throw failure;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }

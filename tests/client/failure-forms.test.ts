@@ -210,4 +210,83 @@ describe("failure forms over the wire", () => {
     });
     expect(received.map((r) => r.path)).toEqual(["/api/v1/routes/update", "/api/v1/routes/list"]);
   });
+
+  describe("a create whose answer was lost", () => {
+    const created = { ...domainJson, name: "lost.example.com" };
+
+    it("looks again after a failed lookup, and returns what the lost request made", async () => {
+      const { result, received, attempts } = await run(
+        [{ drop: true }, { status: 503, body: "busy" }, { status: 200, body: envelope([created]) }],
+        (c) => c.createDomain("lost.example.com"),
+      );
+      expect(result).toMatchObject({
+        recovered: true,
+        dnsRecords: undefined,
+        domain: { id: 7, name: "lost.example.com" },
+      });
+      expect(received.map((r) => r.path)).toEqual([
+        "/api/v1/domains/create",
+        "/api/v1/domains/list",
+        "/api/v1/domains/list",
+      ]);
+      expect(attempts.map((a) => `${a.operation}:${a.outcome}`)).toEqual([
+        "domains/create:transient",
+        "domains/list:transient",
+        "domains/list:ok",
+      ]);
+    });
+
+    it("sends again when the lookup finds nothing; a conflict then means the lost request won", async () => {
+      const { result, received } = await run(
+        [
+          { drop: true },
+          { status: 200, body: envelope([]) },
+          {
+            status: 200,
+            body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
+          },
+          { status: 200, body: envelope([created]) },
+        ],
+        (c) => c.createDomain("lost.example.com"),
+      );
+      expect(result).toMatchObject({ recovered: true, domain: { name: "lost.example.com" } });
+      expect(received.map((r) => r.path)).toEqual([
+        "/api/v1/domains/create",
+        "/api/v1/domains/list",
+        "/api/v1/domains/create",
+        "/api/v1/domains/list",
+      ]);
+    });
+
+    it("reports a genuine duplicate as validation when no answer was lost", async () => {
+      const { error, received } = await run(
+        [
+          {
+            status: 200,
+            body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
+          },
+        ],
+        (c) => c.createDomain("taken.example.com"),
+      );
+      expect(error).toMatchObject({
+        kind: "validation",
+        serviceMessage: "Name is already added",
+        attempts: 1,
+      });
+      expect(received).toHaveLength(1);
+    });
+
+    it("treats a delete that finds nothing after a lost answer as done", async () => {
+      const { result, error, received } = await run(
+        [
+          { drop: true },
+          { status: 200, body: envelope({ code: "RouteNotFound", message: "No route with id 4" }, "error") },
+        ],
+        (c) => c.deleteRoute(4),
+      );
+      expect(error).toBeUndefined();
+      expect(result).toBeUndefined();
+      expect(received).toHaveLength(2);
+    });
+  });
 });
