@@ -15,9 +15,12 @@ export interface EmulatorOptions {
   host?: string;
   /** Ports; 0 picks a free one. @default 0 for each */
   ports?: { emailApi?: number; cloudflare?: number; dns?: number };
-  /** API key of the seeded server. @default random (24 alphanumerics, like Postal's) */
+  /**
+   * API key of the seeded server. A state file's stored key wins, so the printed key always works.
+   * @default random (24 alphanumerics, like Postal's)
+   */
   apiKey?: string;
-  /** SMTP key of the seeded server (refused by the HTTP API, as in Postal). @default random */
+  /** SMTP key of the seeded server (refused by the HTTP API, as in Postal); stored key wins. @default random */
   smtpKey?: string;
   /** Master key for `server/create`. @default random */
   masterKey?: string;
@@ -74,8 +77,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const existing = store.state.servers[0];
   const existingKey = (type: "API" | "SMTP") =>
     existing && store.state.credentials.find((c) => c.serverId === existing.id && c.type === type)?.key;
-  const apiKey = options.apiKey ?? existingKey("API") ?? randomKey(24);
-  const smtpKey = options.smtpKey ?? existingKey("SMTP") ?? randomKey(24);
+  const apiKey = existingKey("API") ?? options.apiKey ?? randomKey(24);
+  const smtpKey = existingKey("SMTP") ?? options.smtpKey ?? randomKey(24);
   const masterKey = options.masterKey ?? randomKey(32);
   const cloudflareToken = options.cloudflareToken ?? randomKey(40);
 
