@@ -40,8 +40,7 @@ export const validationTexts = {
 
 export const routeTexts = {
   existsOnThisServer: "Route already exists",
-  existsOnOtherServer: (permalink: string) =>
-    `A route with this name already exists on the ${permalink} mail server`,
+  existsOnOtherServer: (permalink: string) => `Name is configured on the ${permalink} mail server`,
 };
 
 /** `LegacyAPI::SendController::ERROR_MESSAGES`. */
@@ -71,7 +70,7 @@ export const dnsCheckTexts = {
   mxMissing: (domain: string) => `There are no MX records for ${domain}`,
   mxNoneOurs: "You have MX records but none of them point to us.",
   mxSomeMissing: (missing: readonly string[]) =>
-    `MX ${missing.length === 1 ? "record" : "records"} for ${toSentence(missing)} are missing and are required`,
+    `MX ${missing.length === 1 ? "record" : "records"} for ${toSentence(missing)} are missing and are required.`,
   returnPathMissing: (host: string) => `There is no return path record at ${host}`,
   returnPathWrong: (host: string, found: string, expected: string) =>
     `There is a CNAME record at ${host} but it points to ${found} which is incorrect. It should point to ${expected}.`,

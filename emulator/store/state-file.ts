@@ -23,10 +23,13 @@ export class StateFile {
     return state;
   }
 
-  /** Writes are chained so an older snapshot can never overwrite a newer one. */
+  /**
+   * Writes are chained so an older snapshot can never overwrite a newer one; a failed write
+   * rejects its own promise only, and later writes still run.
+   */
   write(state: EmulatorState): Promise<void> {
     const text = JSON.stringify(state, null, 1);
-    this.writes = this.writes.then(async () => {
+    const write = this.writes.then(async () => {
       const temp = path.join(
         path.dirname(this.filePath),
         `.${path.basename(this.filePath)}.${process.pid}.tmp`,
@@ -34,6 +37,7 @@ export class StateFile {
       await fs.writeFile(temp, text, "utf8");
       await fs.rename(temp, this.filePath);
     });
-    return this.writes;
+    this.writes = write.catch(() => undefined);
+    return write;
   }
 }

@@ -33,6 +33,10 @@ export class Store {
       .then(() => {
         this.writeScheduled = false; // changes from here on schedule another write
         return file.write(this.state);
+      })
+      .catch((error: Error) => {
+        // Keep serving: the next change tries again. A crash here would lose the in-memory state too.
+        process.stderr.write(`[emulator] could not write ${file.filePath}: ${error.message}\n`);
       });
   }
 

@@ -1,8 +1,16 @@
 import { createHash } from "node:crypto";
 import got, { type Got } from "got";
-import { EmailApiError, emailApiError, isEmailApiError, isObjectNotFound, withDetails } from "./errors";
+import {
+  EmailApiError,
+  emailApiError,
+  EmailApiErrorDetails,
+  isEmailApiError,
+  isObjectNotFound,
+  withDetails,
+} from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
 import { processRuntime } from "./process-runtime";
+import { redact } from "./redact";
 import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "./retry";
 import { ResponseSchemas, responseSchemas } from "./schemas";
 import type {
@@ -62,7 +70,7 @@ interface Operation<T> {
    * - a lookup by natural key: the lost request may have created the object, so look first and
    *   return it if it is there; resend only if it is not.
    */
-  afterLostAnswer: "resend" | "stop" | { lookup: () => Promise<T | undefined> };
+  afterLostAnswer: "resend" | "stop" | { lookup: (timeoutMs: number) => Promise<T | undefined> };
   /** Turns an error on a retry after a lost answer into success (e.g. delete → already gone). */
   settleAfterLostAnswer?: (error: EmailApiError) => { value: T } | undefined;
 }
@@ -91,7 +99,7 @@ export class EmailDeliveryClient {
   private schemaCache?: ResponseSchemas;
 
   constructor(private readonly settings: ClientSettings) {
-    this.baseUrl = normalizeBaseUrl(settings.baseUrl);
+    this.baseUrl = normalizeBaseUrl(settings.baseUrl, [settings.apiKey, settings.masterKey]);
     this.policy = { ...defaultRetryPolicy(), ...settings.retry };
     const runtime = processRuntime();
     this.http = got.extend({
@@ -116,15 +124,18 @@ export class EmailDeliveryClient {
 
   /** Adds a domain; the answer carries the DNS records to publish. */
   async createDomain(name: string): Promise<CreatedDomain> {
+    const requestedAt = Date.now();
     return this.write(["domains"], () =>
       this.execute<CreatedDomain>({
         operation: "domains/create",
         body: { name },
         parse: (data) => ({ ...this.schemas().createdDomain.parse(data), recovered: false }),
         afterLostAnswer: {
-          lookup: async () => {
-            const domain = (await this.fetchDomains({ maxAttempts: 1 })).find((d) =>
-              sameDomainName(d.name, name),
+          // Only a domain created since this call began can be the one the lost request made;
+          // an older one with the same name belongs to someone else and is never taken over.
+          lookup: async (timeoutMs) => {
+            const domain = (await this.fetchDomains({ maxAttempts: 1 }, timeoutMs)).find(
+              (d) => sameDomainName(d.name, name) && createdSince(d.createdAt, requestedAt),
             );
             return domain && { domain, dnsRecords: undefined, recovered: true };
           },
@@ -133,15 +144,17 @@ export class EmailDeliveryClient {
     );
   }
 
-  /** Runs the service's DNS checks now and returns their results. */
+  /** Runs the service's DNS checks now and returns their results (which the list then shows). */
   checkDomain(id: number): Promise<DomainCheck> {
-    return this.execute({
-      operation: "domains/check",
-      body: { id },
-      parse: (data) => this.schemas().check.parse(data),
-      timeoutMs: this.settings.checkTimeoutMs ?? 60_000,
-      afterLostAnswer: "resend",
-    });
+    return this.write(["domains"], () =>
+      this.execute({
+        operation: "domains/check",
+        body: { id },
+        parse: (data) => this.schemas().check.parse(data),
+        timeoutMs: this.settings.checkTimeoutMs ?? 60_000,
+        afterLostAnswer: "resend",
+      }),
+    );
   }
 
   /** Deletes a domain (the service deletes its routes with it). */
@@ -178,9 +191,15 @@ export class EmailDeliveryClient {
         body,
         parse: (data) => ({ route: this.schemas().routeAnswer.parse(data), recovered: false }),
         afterLostAnswer: {
-          lookup: async () => {
-            const route = (await this.fetchRoutes({ maxAttempts: 1 })).find(
-              (r) => r.domainId === input.domainId && r.name.toLowerCase() === input.name.toLowerCase(),
+          // Routes carry no creation time: only one identical to the request counts as ours.
+          lookup: async (timeoutMs) => {
+            const route = (await this.fetchRoutes({ maxAttempts: 1 }, timeoutMs)).find(
+              (r) =>
+                r.domainId === input.domainId &&
+                r.name.toLowerCase() === input.name.toLowerCase() &&
+                r.endpointId === input.endpointId &&
+                r.mode === (input.mode ?? "Endpoint") &&
+                r.spamMode === (input.spamMode ?? "Mark"),
             );
             return route && { route, recovered: true };
           },
@@ -276,22 +295,24 @@ export class EmailDeliveryClient {
 
   // ---- machinery ----
 
-  private fetchDomains(policy?: Partial<RetryPolicy>): Promise<Domain[]> {
+  private fetchDomains(policy?: Partial<RetryPolicy>, timeoutMs?: number): Promise<Domain[]> {
     return this.execute({
       operation: "domains/list",
       body: {},
       parse: (data) => this.schemas().domainList.parse(data),
       policy,
+      timeoutMs,
       afterLostAnswer: "resend",
     });
   }
 
-  private fetchRoutes(policy?: Partial<RetryPolicy>): Promise<Route[]> {
+  private fetchRoutes(policy?: Partial<RetryPolicy>, timeoutMs?: number): Promise<Route[]> {
     return this.execute({
       operation: "routes/list",
       body: {},
       parse: (data) => this.schemas().routeList.parse(data),
       policy,
+      timeoutMs,
       afterLostAnswer: "resend",
     });
   }
@@ -316,74 +337,95 @@ export class EmailDeliveryClient {
     return (this.schemaCache ??= responseSchemas());
   }
 
+  /**
+   * Runs an operation with retries. Each pass sends one request (the operation itself, or a lookup
+   * by natural key after a lost answer), so `maxAttempts` bounds every request made, lookups
+   * included, and each request's timeout is cut so that none outlives the time budget.
+   */
   private async execute<T>(op: Operation<T>): Promise<T> {
     const policy = { ...this.policy, ...op.policy };
     const random = this.settings.random ?? Math.random;
     const started = Date.now();
     const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
-    let attempts = 0; // requests sent for this operation, lookups included
+    const timeoutMs = op.timeoutMs ?? this.settings.requestTimeoutMs ?? 30_000;
+    let attempts = 0;
+    // Once an answer was lost, the request may have been applied, even later (a slow server).
     let answerLost = false;
+    // "look": find what a lost request made before sending again; "confirm": a resend conflicted,
+    // so find out whether the object it conflicts with is the one our lost request made.
+    let next: "send" | "look" | "confirm" = "send";
+    let conflict: EmailApiError | undefined;
+    let lastError: EmailApiError | undefined;
 
-    /** Looks for what a lost create may have made; a transient failure means "not known yet". */
-    const lookUp = async (): Promise<{ found?: T; error?: EmailApiError }> => {
-      attempts++;
-      try {
-        return { found: await lookup!() };
-      } catch (error) {
-        if (isEmailApiError(error) && error.kind === "transient") return { error };
-        throw error;
-      }
-    };
-
-    for (;;) {
-      let error: EmailApiError;
-      const looked = answerLost && lookup ? await lookUp() : undefined;
-      if (looked?.found !== undefined) return looked.found;
-      if (looked?.error) {
-        error = looked.error; // wait, then look again before sending again
-      } else {
-        attempts++;
-        const result = await this.send(op, attempts);
-        if (result.ok) return this.parse(op, result.data);
-        error = result.error;
-        if (answerLost) {
-          const settled = op.settleAfterLostAnswer?.(error);
-          if (settled) return settled.value;
-          // A create that now conflicts was most likely made by the lost request: look again.
-          if (lookup && (error.kind === "conflict" || error.kind === "validation")) {
-            const again = await lookUp();
-            if (again.found !== undefined) return again.found;
-            error = again.error ?? error;
-          }
-        }
-        if (error.kind !== "transient") {
-          throw withDetails(error, {
-            operation: op.operation,
-            attempts,
-            outcomeUnknown: answerLost || undefined,
-          });
-        }
-        if (mayHaveBeenApplied(error)) {
-          if (op.afterLostAnswer === "stop") throw withDetails(error, { attempts, outcomeUnknown: true });
-          answerLost = true;
-        }
-      }
-
-      const failure = withDetails(error, {
+    const fail = (cause: EmailApiError, extra: Partial<EmailApiErrorDetails> = {}) =>
+      withDetails(cause, {
         operation: op.operation,
         attempts,
         outcomeUnknown: answerLost || undefined,
+        ...extra,
       });
-      if (attempts >= policy.maxAttempts) throw failure;
-      const delay = backoffDelay(attempts, policy, random, error.retryAfterMs);
-      if (Date.now() - started + delay > policy.budgetMs) throw failure;
+
+    for (;;) {
+      const remaining = policy.budgetMs - (Date.now() - started);
+      if (lastError && (attempts >= policy.maxAttempts || remaining <= 0)) throw fail(conflict ?? lastError);
+      attempts++;
+      const requestTimeout = Math.max(1, Math.min(timeoutMs, remaining));
+
+      if (next !== "send") {
+        const looked = await lookUp(lookup!, requestTimeout);
+        if (looked.found !== undefined) return looked.found;
+        if (looked.error) {
+          if (looked.error.kind !== "transient") throw fail(looked.error, { outcomeUnknown: true });
+          lastError = looked.error; // wait, then look again: never resend without knowing
+        } else if (next === "confirm") {
+          throw fail(conflict!); // the conflicting object is not one we made
+        } else {
+          next = "send"; // the lost request made nothing (yet): send again at once
+          continue;
+        }
+      } else {
+        const result = await this.send(op, attempts, requestTimeout);
+        if (result.ok) {
+          const parsed = this.parse(op, result.data);
+          if (parsed.ok) return parsed.value;
+          if (!lookup) throw fail(parsed.error);
+          answerLost = true; // created, but the answer is unreadable: find the object instead
+          next = "look";
+          lastError = parsed.error;
+          continue;
+        }
+        const error = result.error;
+        if (answerLost) {
+          const settled = op.settleAfterLostAnswer?.(error);
+          if (settled) return settled.value;
+          if (lookup && (error.kind === "conflict" || error.kind === "validation")) {
+            conflict = error;
+            next = "confirm";
+            lastError = error;
+            continue;
+          }
+        }
+        if (error.kind !== "transient") throw fail(error);
+        if (mayHaveBeenApplied(error)) {
+          if (op.afterLostAnswer === "stop") throw fail(error, { outcomeUnknown: true });
+          answerLost = true;
+          if (lookup) next = "look";
+        }
+        lastError = error;
+      }
+
+      const delay = backoffDelay(attempts, policy, random, lastError.retryAfterMs);
+      if (Date.now() - started + delay >= policy.budgetMs) throw fail(conflict ?? lastError);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 
-  private parse<T>(op: Operation<T>, data: unknown): T {
+  private parse<T>(
+    op: Operation<T>,
+    data: unknown,
+  ): { ok: true; value: T } | { ok: false; error: EmailApiError } {
     try {
-      return op.parse(data);
+      return { ok: true, value: op.parse(data) };
     } catch (error) {
       const issues = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
       const detail = issues?.length
@@ -392,16 +434,19 @@ export class EmailDeliveryClient {
             .map((issue) => `${issue.path.map(String).join(".") || "data"}: ${issue.message}`)
             .join("; ")
         : (error as Error).message;
-      throw emailApiError({
-        operation: op.operation,
-        kind: "validation",
-        serviceMessage: `the answer has an unexpected shape (${detail})`,
-      });
+      return {
+        ok: false,
+        error: emailApiError({
+          operation: op.operation,
+          kind: "validation",
+          serviceMessage: `the answer has an unexpected shape (${detail})`,
+        }),
+      };
     }
   }
 
   /** One HTTP request; never throws. */
-  private async send<T>(op: Operation<T>, attempt: number): Promise<Interpretation> {
+  private async send<T>(op: Operation<T>, attempt: number, timeoutMs: number): Promise<Interpretation> {
     const auth = op.auth ?? "server";
     const key = auth === "master" ? this.settings.masterKey : this.settings.apiKey;
     const secrets = [this.settings.apiKey, this.settings.masterKey];
@@ -419,7 +464,6 @@ export class EmailDeliveryClient {
         }),
       };
     } else {
-      const timeoutMs = op.timeoutMs ?? this.settings.requestTimeoutMs ?? 30_000;
       try {
         const response = await this.http.post(`api/v1/${op.operation}`, {
           json: op.body,
@@ -450,10 +494,32 @@ export function createClient(settings: ClientSettings): EmailDeliveryClient {
   return new EmailDeliveryClient(settings);
 }
 
+/** Clocks of client and service may differ by this much. */
+const CLOCK_SKEW_MS = 60_000;
+
+/** True when `createdAt` is no earlier than `since` (less clock skew); false when unknown. */
+function createdSince(createdAt: string | null, since: number): boolean {
+  const time = createdAt ? Date.parse(createdAt) : NaN;
+  return !Number.isNaN(time) && time >= since - CLOCK_SKEW_MS;
+}
+
 /** Domain names are case-insensitive, and a trailing dot changes nothing. */
 export function sameDomainName(a: string, b: string): boolean {
   const normal = (name: string) => name.trim().toLowerCase().replace(/\.$/, "");
   return normal(a) === normal(b);
+}
+
+/** Runs a lookup, turning a service error into a value so the retry loop can weigh it. */
+async function lookUp<T>(
+  lookup: (timeoutMs: number) => Promise<T | undefined>,
+  timeoutMs: number,
+): Promise<{ found?: T; error?: EmailApiError }> {
+  try {
+    return { found: await lookup(timeoutMs) };
+  } catch (error) {
+    if (isEmailApiError(error)) return { error };
+    throw error;
+  }
 }
 
 /** A 429 or 503 was refused before any work; a refused connection never arrived. */
@@ -481,13 +547,14 @@ function networkError(
   return emailApiError({ operation, kind: "transient", code, serviceMessage });
 }
 
-function normalizeBaseUrl(baseUrl: string): string {
+function normalizeBaseUrl(baseUrl: string, secrets: readonly (string | undefined)[]): string {
   let url: URL;
   try {
     url = new URL(baseUrl);
   } catch {
+    // Redacted: a key pasted into the wrong setting must not reach a log.
     throw new Error(
-      `The email delivery base URL "${baseUrl}" is not a valid URL (expected e.g. https://postal.example.com).`,
+      `The email delivery base URL "${redact(baseUrl, secrets)}" is not a valid URL (expected e.g. https://postal.example.com).`,
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {

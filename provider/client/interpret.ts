@@ -39,7 +39,15 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
   const httpOk = httpStatus >= 200 && httpStatus < 300;
 
   if (!body) {
-    if (httpOk) return fail("transient", `answered HTTP ${httpStatus} with a body that is not a JSON object`);
+    // An empty 2xx (e.g. 204 to a delete) is a success without data. Any other 2xx that is not
+    // JSON is a different server answering (a web page at a wrong base URL): retrying won't help.
+    if (httpOk && answer.body.trim() === "") return { ok: true, data: undefined };
+    if (httpOk) {
+      return fail(
+        "validation",
+        `answered HTTP ${httpStatus} with a body that is not JSON (is the base URL right?)`,
+      );
+    }
     return fail(kindForHttpStatus(httpStatus), describeNonJson(httpStatus, answer.body));
   }
 
@@ -86,7 +94,7 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
   return fail("validation", `answered HTTP ${httpStatus} with JSON that is not the service's envelope`);
 }
 
-/** The kind a service error code means, or undefined when the code does not say. */
+/** The kind a service error code means, or undefined when the code is not one we know. */
 export function kindForCode(code: string | undefined, dataStatus?: unknown): ErrorKind | undefined {
   if (dataStatus === "conflict") return "conflict";
   if (dataStatus === "not_found") return "not-found";
@@ -99,7 +107,8 @@ export function kindForCode(code: string | undefined, dataStatus?: unknown): Err
   if (/NotFound$/.test(code)) return "not-found";
   if (/(AlreadyExists|NameExists)$|^Duplicate/.test(code)) return "conflict";
   if (/^(InternalServerError|ServiceUnavailable|TooManyRequests)$|Timeout/.test(code)) return "transient";
-  return "validation";
+  if (/^(ValidationError|ParameterError)$|^Invalid|^No[A-Z]|TooMany|Missing/.test(code)) return "validation";
+  return undefined;
 }
 
 export function kindForHttpStatus(status: number): ErrorKind {

@@ -210,7 +210,28 @@ describe("EmailDeliveryClient against the emulator", () => {
     expect(isObjectNotFound(error)).toBe(false);
   });
 
-  it("rejects base URLs it cannot use, naming the problem", () => {
+  it("shows statuses after a check even to a list that started before it", async () => {
+    const client = clientFor(emulator());
+    const { domain } = await client.createDomain(uniqueDomain());
+    emulator().faults.set([{ endpoints: "domains/list", latencyMs: 300 }]);
+    try {
+      emulator().requests.clear();
+      const early = client.listDomains(); // still in flight when the check ends
+      await client.checkDomain(domain.id);
+      const late = await client.listDomains(); // must not join the flight that began before the check
+      await early;
+      expect(emulator().requests.count("domains/list")).toBe(2);
+      expect(late.find((d) => d.id === domain.id)?.spfStatus).toBe("Missing");
+    } finally {
+      emulator().faults.set([]);
+    }
+  });
+
+  it("rejects base URLs it cannot use, naming the problem but never a key", () => {
+    const apiKey = "KeyPastedIntoTheUrl00001";
+    expect(() => createClient({ baseUrl: `x ${apiKey}`, apiKey })).toThrow(
+      /"x \[redacted\]" is not a valid URL/,
+    );
     expect(() => createClient({ baseUrl: "not a url" })).toThrow(/not a valid URL/);
     expect(() => createClient({ baseUrl: "ftp://x" })).toThrow(/http or https/);
     expect(() => createClient({ baseUrl: "https://user:pw@x" })).toThrow(/must not contain credentials/);

@@ -110,7 +110,6 @@ describe("failure forms over the wire", () => {
         body: JSON.stringify({ status: "error", data: { code: "InternalServerError", message: "boom" } }),
       },
     ],
-    ["a 200 whose body is not JSON", { status: 200, body: "<html>maintenance</html>" }],
     ["a dropped connection", { drop: true }],
   ])("retries %s, then succeeds", async (_label, script) => {
     const { result, attempts } = await run([script, script, { status: 200, body: envelope([]) }], (c) =>
@@ -118,6 +117,30 @@ describe("failure forms over the wire", () => {
     );
     expect(result).toEqual([]);
     expect(attempts.map((a) => a.outcome)).toEqual(["transient", "transient", "ok"]);
+  });
+
+  it("does not retry a 200 web page (a wrong base URL), and takes a 204 to a delete as done", async () => {
+    const page = await run([{ status: 200, body: "<html>welcome</html>" }], (c) => c.listDomains());
+    expect(page.error).toMatchObject({ kind: "validation", httpStatus: 200 });
+    expect(page.attempts).toHaveLength(1);
+    const deleted = await run([{ status: 204, body: "" }], (c) => c.deleteRoute(1));
+    expect(deleted.error).toBeUndefined();
+  });
+
+  it("cuts a request short at the end of the time budget", async () => {
+    const server = await startScriptedServer([{ hang: true }]);
+    const client = createClient({
+      baseUrl: server.url,
+      apiKey: KEY,
+      requestTimeoutMs: 20_000,
+      retry: { budgetMs: 300 },
+    });
+    const started = Date.now();
+    const error = await client.listDomains().catch((e: EmailApiError) => e);
+    const elapsed = Date.now() - started;
+    await server.close();
+    expect(error).toMatchObject({ kind: "transient", code: "ETIMEDOUT", attempts: 1 });
+    expect(elapsed).toBeLessThan(5000); // far below the 20 s request timeout
   });
 
   it("gives up after the attempt cap with a transient error that counts the attempts", async () => {
@@ -212,7 +235,8 @@ describe("failure forms over the wire", () => {
   });
 
   describe("a create whose answer was lost", () => {
-    const created = { ...domainJson, name: "lost.example.com" };
+    // Made by the lost request: created just now.
+    const created = { ...domainJson, name: "lost.example.com", created_at: new Date().toISOString() };
 
     it("looks again after a failed lookup, and returns what the lost request made", async () => {
       const { result, received, attempts } = await run(
@@ -274,6 +298,94 @@ describe("failure forms over the wire", () => {
         attempts: 1,
       });
       expect(received).toHaveLength(1);
+    });
+
+    it("counts lookups against the attempt cap", async () => {
+      const { error, received } = await run(
+        [{ drop: true }, { status: 200, body: envelope([]) }, { status: 500, body: "" }],
+        (c) => c.createDomain("lost.example.com"),
+      );
+      expect(received.map((r) => r.path)).toEqual([
+        "/api/v1/domains/create",
+        "/api/v1/domains/list",
+        "/api/v1/domains/create",
+        "/api/v1/domains/list",
+      ]);
+      expect(error).toMatchObject({
+        operation: "domains/create",
+        kind: "transient",
+        attempts: 4,
+        outcomeUnknown: true,
+      });
+    });
+
+    it("reports a lookup's non-transient failure as the create's, with the outcome unknown", async () => {
+      const { error } = await run(
+        [
+          { drop: true },
+          {
+            status: 200,
+            body: envelope({ code: "AccessDenied", message: "Must be authenticated as a server." }, "error"),
+          },
+        ],
+        (c) => c.createDomain("lost.example.com"),
+      );
+      expect(error).toMatchObject({
+        operation: "domains/create",
+        kind: "auth",
+        outcomeUnknown: true,
+        attempts: 2,
+      });
+    });
+
+    it("never takes over an older domain of the same name", async () => {
+      const older = { ...created, created_at: "2020-01-01T00:00:00Z" };
+      const { error, received } = await run(
+        [
+          { drop: true },
+          { status: 200, body: envelope([older]) },
+          {
+            status: 200,
+            body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
+          },
+          { status: 200, body: envelope([older]) },
+        ],
+        (c) => c.createDomain("lost.example.com"),
+      );
+      expect(error).toMatchObject({
+        kind: "validation",
+        serviceMessage: "Name is already added",
+        outcomeUnknown: true,
+      });
+      expect(received).toHaveLength(4);
+    });
+
+    it("never takes over a route that differs from the request", async () => {
+      const route = {
+        id: 3,
+        uuid: "r",
+        name: "inbox",
+        domain_id: 1,
+        endpoint_id: 9,
+        mode: "Endpoint",
+        spam_mode: "Mark",
+      };
+      const { error } = await run(
+        [
+          { drop: true },
+          { status: 200, body: envelope([route]) },
+          {
+            status: 200,
+            body: envelope(
+              { code: "RouteAlreadyExists", message: "Route already exists", status: "conflict" },
+              "error",
+            ),
+          },
+          { status: 200, body: envelope([route]) },
+        ],
+        (c) => c.createRoute({ name: "inbox", domainId: 1, endpointId: 2 }),
+      );
+      expect(error).toMatchObject({ kind: "conflict", code: "RouteAlreadyExists", outcomeUnknown: true });
     });
 
     it("treats a delete that finds nothing after a lost answer as done", async () => {

@@ -81,6 +81,24 @@ describe("client under faults", () => {
     expect([...createdPerName("route").values()].every((count) => count === 1)).toBe(true);
     expect(state.routes.filter((r) => routes.some((mine) => mine.id === r.id))).toHaveLength(routes.length);
 
+    // No blind re-posts: after a create's answer is lost, the next create comes after a lookup.
+    let blindReposts = 0;
+    let lostAnswers = 0;
+    for (const list of attempts) {
+      let lost = false;
+      for (const attempt of list) {
+        if (attempt.operation.endsWith("/create")) {
+          if (lost) blindReposts++;
+          lost = attempt.outcome === "transient" && attempt.httpStatus !== 429 && attempt.httpStatus !== 503;
+          if (lost) lostAnswers++;
+        } else if (attempt.operation.endsWith("/list")) {
+          lost = false;
+        }
+      }
+    }
+    expect(lostAnswers).toBeGreaterThan(0);
+    expect(blindReposts).toBe(0);
+
     const perOperation = attempts.map((list) => list.length);
     const faultsSeen = emulator()
       .requests.all()

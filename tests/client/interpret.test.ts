@@ -66,6 +66,11 @@ describe("interpretAnswer", () => {
     expect(error.message).toContain("`name` parameter is required but is missing");
   });
 
+  it("scrubs a key echoed in another letter case", () => {
+    const error = failure(200, { status: "error", data: { code: "X", message: `bad ${KEY.toLowerCase()}` } });
+    expect(error.serviceMessage).toBe("bad [redacted]");
+  });
+
   it("never puts the echoed key (data.token) or any key text in the error", () => {
     const error = failure(200, {
       status: "error",
@@ -119,9 +124,26 @@ describe("interpretAnswer", () => {
     expect(failure(500, "").serviceMessage).toBe("answered HTTP 500 with an empty body");
   });
 
-  it("treats HTTP 200 with a body that is not JSON as transient", () => {
-    expect(failure(200, "<html>maintenance</html>")).toMatchObject({ kind: "transient", httpStatus: 200 });
-    expect(failure(200, "[1,2]").kind).toBe("transient");
+  it("refuses HTTP 200 with a body that is not JSON (a web page at a wrong base URL), without retrying", () => {
+    const error = failure(200, "<html>welcome</html>");
+    expect(error).toMatchObject({ kind: "validation", httpStatus: 200 });
+    expect(error.serviceMessage).toContain("is the base URL right?");
+    expect(failure(200, "[1,2]").kind).toBe("validation");
+  });
+
+  it("takes an empty 2xx (204 to a delete) as success without data", () => {
+    expect(interpret(204, "")).toEqual({ ok: true, data: undefined });
+  });
+
+  it.each([
+    [401, "auth"],
+    [404, "not-found"],
+    [409, "conflict"],
+    [503, "transient"],
+  ])("falls back to HTTP %i when the envelope's code is unknown", (status, kind) => {
+    expect(failure(status, { status: "error", data: { code: "SomethingNew", message: "m" } }).kind).toBe(
+      kind,
+    );
   });
 
   it("refuses 2xx JSON that is not the envelope instead of guessing", () => {

@@ -124,7 +124,7 @@ describe("evaluateDnsCheck", () => {
       const result = check({ mxExchanges: ["mx1.postal.example.com", "aspmx.l.google.com"] });
       expect([result.mxStatus, result.mxError]).toEqual([
         "Invalid",
-        "MX record for mx2.postal.example.com are missing and are required",
+        "MX record for mx2.postal.example.com are missing and are required.",
       ]);
     });
 
@@ -134,7 +134,7 @@ describe("evaluateDnsCheck", () => {
         { mxRecords: ["mx1.postal.example.com", "mx2.postal.example.com", "mx3.postal.example.com"] },
       );
       expect(result.mxError).toBe(
-        "MX records for mx2.postal.example.com and mx3.postal.example.com are missing and are required",
+        "MX records for mx2.postal.example.com and mx3.postal.example.com are missing and are required.",
       );
     });
 
@@ -143,7 +143,7 @@ describe("evaluateDnsCheck", () => {
         { mxExchanges: ["a.example.net"] },
         { mxRecords: ["a.example.net", "b", "c", "d"] },
       );
-      expect(result.mxError).toBe("MX records for b, c, and d are missing and are required");
+      expect(result.mxError).toBe("MX records for b, c, and d are missing and are required.");
     });
 
     test("case is ignored, foreign extras are allowed, priority plays no part", () => {

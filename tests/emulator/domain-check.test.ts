@@ -152,7 +152,7 @@ describe("domain check through real DNS", () => {
     expect(await check()).toEqual({
       ...ALL_OK,
       mxStatus: "Invalid",
-      mxError: "MX record for mx2.postal.example.com are missing and are required",
+      mxError: "MX record for mx2.postal.example.com are missing and are required.",
     });
   });
 

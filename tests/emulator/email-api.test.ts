@@ -649,7 +649,7 @@ describe("routes", () => {
       { key: other.api_key },
     );
     expect(answer.data).toEqual({
-      message: "A route with this name already exists on the main mail server",
+      message: "Name is configured on the main mail server",
       status: "conflict",
       code: "RouteAlreadyExists",
     });
