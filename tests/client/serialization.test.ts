@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { createClient } from "../../provider/client";
+import { createClient, isEmailApiError } from "../../provider/client";
 import { useEmulator } from "../support/emulator";
 
 /**
@@ -22,6 +22,23 @@ describe("client inside serialized providers", () => {
         });
         return (await client.listDomains()).length;
       },
+      /** An error raised inside the serialized code keeps its type, kind and message. */
+      async missingDomainError(): Promise<unknown> {
+        const client = createClient({
+          baseUrl: process.env.EMAIL_DELIVERY_BASE_URL!,
+          apiKey: process.env.EMAIL_DELIVERY_API_KEY,
+        });
+        const error = await client.checkDomain(987654).catch((e: unknown) => e);
+        return isEmailApiError(error)
+          ? {
+              recognised: true,
+              kind: error.kind,
+              code: error.code,
+              message: error.message,
+              stack: error.stack,
+            }
+          : { recognised: false, error: String(error) };
+      },
     });
     const first = makeProvider();
     const second = makeProvider();
@@ -41,7 +58,7 @@ describe("client inside serialized providers", () => {
       const texts = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
       const providers = texts.map((text) => requireFromString(text).handler());
       Promise.all(providers.flatMap((p) => Array.from({ length: 25 }, () => p.listDomainCount())))
-        .then((counts) => console.log(JSON.stringify(counts)))
+        .then(async (counts) => console.log(JSON.stringify({ counts, error: await providers[0].missingDomainError() })))
         .catch((error) => { console.error(error.message); process.exit(1); });`;
     emulator().requests.clear();
     // Asynchronous: the emulator answers from this very process.
@@ -62,9 +79,17 @@ describe("client inside serialized providers", () => {
       );
       child.stdin!.end(JSON.stringify(texts));
     });
-    const counts = JSON.parse(output) as number[];
+    const { counts, error } = JSON.parse(output) as { counts: number[]; error: Record<string, unknown> };
     expect(counts).toHaveLength(50);
     expect(new Set(counts).size).toBe(1);
     expect(emulator().requests.count("domains/list")).toBe(1);
+    expect(error).toMatchObject({
+      recognised: true,
+      kind: "not-found",
+      code: "DomainNotFound",
+      message:
+        "domains/check failed (not-found): [DomainNotFound] No domain with id 987654 found on this server. (HTTP 200).",
+    });
+    expect(error.stack).toContain("EmailApiError: domains/check failed");
   });
 });
