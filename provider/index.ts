@@ -1,1 +1,8 @@
-export * from "./client";
+// The package: resources for programs, their dynamic providers (for tests and advanced use), and
+// the API client as a namespace (its `Domain`/`Route` types are the service's records, not resources).
+export * from "./resources";
+export * from "./providers";
+export * as client from "./client";
+export type { CheckStatus, DnsRecord, DomainCheck, RouteMode, SpamMode } from "./client";
+export { CHECK_NAMES, ROUTE_MODES, SPAM_MODES, type CheckName } from "./inputs";
+export { quoteTxt, unquoteTxt } from "./dns";

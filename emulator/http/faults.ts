@@ -8,8 +8,9 @@
  *   without answering, so the client cannot know the outcome;
  * - `latencyMs`: delay every matching request before handling it; the change is still made
  *   after the delay even when the client has given up, as a real server would.
- * The first rule that matches an endpoint applies. Random draws come from a seeded generator so a
- * test run is repeatable.
+ * The first rule that matches an endpoint applies; a rule with `times` applies to that many
+ * matching requests, then no more. Random draws come from a seeded generator so a test run is
+ * repeatable.
  */
 
 export interface FaultRule {
@@ -22,6 +23,8 @@ export interface FaultRule {
   rate503?: number;
   dropRate?: number;
   commitThenDropRate?: number;
+  /** Apply to this many matching requests only (e.g. "the next create"). @default every one */
+  times?: number;
 }
 
 export type FaultOutcome = "pass" | "429" | "503" | "drop" | "commit-then-drop";
@@ -36,6 +39,8 @@ const PASS: FaultDecision = { outcome: "pass", latencyMs: 0, retryAfterSeconds: 
 
 export class FaultInjector {
   private rules: FaultRule[] = [];
+  /** How many more requests each rule with `times` may apply to, by index. */
+  private remaining: (number | undefined)[] = [];
   private random: () => number;
 
   constructor(seed = 1) {
@@ -46,6 +51,7 @@ export class FaultInjector {
   set(rules: FaultRule[], seed?: number): void {
     for (const rule of rules) validateRule(rule);
     this.rules = rules.map((rule) => ({ ...rule }));
+    this.remaining = rules.map((rule) => rule.times);
     if (seed !== undefined) this.random = seededRandom(seed);
   }
 
@@ -54,8 +60,13 @@ export class FaultInjector {
   }
 
   decide(endpoint: string): FaultDecision {
-    const rule = this.rules.find((candidate) => endpointMatches(candidate.endpoints, endpoint));
-    if (!rule) return PASS;
+    const index = this.rules.findIndex(
+      (candidate, i) => this.remaining[i] !== 0 && endpointMatches(candidate.endpoints, endpoint),
+    );
+    if (index < 0) return PASS;
+    const rule = this.rules[index];
+    const left = this.remaining[index];
+    if (left !== undefined) this.remaining[index] = left - 1;
     const decision: FaultDecision = {
       outcome: "pass",
       latencyMs: rule.latencyMs ?? 0,
@@ -112,6 +123,9 @@ function validateRule(rule: FaultRule): void {
     total += rate;
   }
   if (total > 1) throw new Error("fault rule: the rates add up to more than 1");
+  if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times > 0)) {
+    throw new Error("fault rule: `times` must be a whole number of at least 1");
+  }
   for (const key of ["latencyMs", "retryAfterSeconds"] as const) {
     const value = rule[key];
     if (value !== undefined && (typeof value !== "number" || !(value >= 0))) {
@@ -140,7 +154,15 @@ export function parseFaultRule(text: string): FaultRule {
   const colon = text.lastIndexOf(":");
   if (colon <= 0) throw new Error(`--fault ${text}: expected ENDPOINTS:key=value[,key=value]`);
   const rule: FaultRule = { endpoints: text.slice(0, colon) };
-  const numeric = ["latencyMs", "rate429", "retryAfterSeconds", "rate503", "dropRate", "commitThenDropRate"];
+  const numeric = [
+    "latencyMs",
+    "rate429",
+    "retryAfterSeconds",
+    "rate503",
+    "dropRate",
+    "commitThenDropRate",
+    "times",
+  ];
   for (const pair of text.slice(colon + 1).split(",")) {
     const [key, value] = pair.split("=");
     if (!numeric.includes(key) || value === undefined || Number.isNaN(Number(value))) {

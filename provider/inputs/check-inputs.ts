@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { isUnknown } from "./unknown";
+
+/** A failure as `check()` reports it: Pulumi shows it against the property at preview. */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+/** How one input property is checked: a zod schema (built on demand) and an optional default. */
+export interface PropertyRule {
+  schema: () => z.ZodType;
+  /** Filled in when the property is absent. */
+  default?: unknown;
+  /** Required properties fail when absent and have no default. */
+  required?: boolean;
+}
+
+/**
+ * Checks each property on its own so every bad property gets its own failure, fills defaults,
+ * lets unknown values (preview) through untouched, and refuses properties that are not inputs
+ * (a typo such as `spam_mode` would otherwise be ignored silently).
+ */
+export function checkProperties(
+  resource: string,
+  news: Record<string, unknown>,
+  rules: Record<string, PropertyRule>,
+): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  const inputs: Record<string, unknown> = {};
+  const failures: CheckFailure[] = [];
+  for (const [property, rule] of Object.entries(rules)) {
+    const value = news[property];
+    if (value === undefined || value === null) {
+      if (rule.default !== undefined) inputs[property] = rule.default;
+      else if (rule.required) failures.push({ property, reason: `${resource} needs ${property}` });
+      continue;
+    }
+    if (isUnknown(value)) {
+      inputs[property] = value;
+      continue;
+    }
+    const parsed = rule.schema().safeParse(value);
+    if (parsed.success) inputs[property] = parsed.data;
+    else failures.push({ property, reason: parsed.error.issues[0]?.message ?? "is not valid" });
+  }
+  const known = Object.keys(rules);
+  for (const property of Object.keys(news)) {
+    if (property === "__provider" || known.includes(property)) continue;
+    failures.push({ property, reason: `is not an input of ${resource} (inputs: ${known.join(", ")})` });
+  }
+  return { inputs, failures };
+}
+
+/** A positive whole number, as the service's ids are. */
+export function idSchema(): z.ZodType<number> {
+  return z
+    .number({ error: (issue) => `must be a number (the service's numeric id), not ${describe(issue.input)}` })
+    .refine((value) => Number.isSafeInteger(value) && value > 0, {
+      error: (issue) => `must be a positive whole number, not ${String(issue.input)}`,
+    });
+}
+
+/** A string checked by a name rule that returns the reason it is refused. */
+export function nameSchema(problem: (name: string) => string | undefined): z.ZodType<string> {
+  return z
+    .string({ error: (issue) => `must be a string, not ${describe(issue.input)}` })
+    .superRefine((value, context) => {
+      const reason = problem(value);
+      if (reason) context.addIssue({ code: "custom", message: reason });
+    });
+}
+
+/** One of a fixed set of values, named in the reason. */
+export function oneOfSchema<T extends string>(values: readonly T[]): z.ZodType<T> {
+  return z.enum(values as unknown as [T, ...T[]], {
+    error: (issue) => `must be one of ${values.join(", ")}, not ${describe(issue.input)}`,
+  });
+}
+
+export function booleanSchema(): z.ZodType<boolean> {
+  return z.boolean({ error: (issue) => `must be true or false, not ${describe(issue.input)}` });
+}
+
+/** A number of seconds within bounds. */
+export function secondsSchema(min: number, max: number): z.ZodType<number> {
+  return z
+    .number({ error: (issue) => `must be a number of seconds, not ${describe(issue.input)}` })
+    .refine((value) => Number.isFinite(value) && value >= min && value <= max, {
+      error: (issue) => `must be between ${min} and ${max} seconds, not ${String(issue.input)}`,
+    });
+}
+
+/** How a bad value is named in a reason: its type, and the value itself when short. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "string") return value.length <= 40 ? `the text "${value}"` : "a long text";
+  if (typeof value === "object") return "an object";
+  return `${typeof value} ${String(value)}`;
+}

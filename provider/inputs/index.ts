@@ -1,0 +1,6 @@
+export * from "./check-inputs";
+export * from "./domain-inputs";
+export * from "./names";
+export * from "./route-inputs";
+export * from "./unknown";
+export * from "./verification-inputs";

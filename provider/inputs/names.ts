@@ -1,0 +1,42 @@
+/**
+ * Name rules the service enforces (Postal's model validations, postal-facts §4), checked before
+ * anything is sent so a mistake fails at preview with a reason a person can act on.
+ * Each returns the reason a name is refused, or undefined when it is fine.
+ */
+
+export function domainNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "must not be empty";
+  if (name !== name.trim()) return "must not start or end with spaces";
+  if (/[A-Z]/.test(name))
+    return `must be lowercase (the service refuses upper case): use "${name.toLowerCase()}"`;
+  if (name.endsWith(".")) return `must not end with a dot: use "${name.replace(/\.+$/, "")}"`;
+  if (name.length > 253) return `is ${name.length} characters long; a DNS name has at most 253`;
+  const labels = name.split(".");
+  if (labels.length < 2) return 'must have at least two labels, e.g. "mail.example.com"';
+  for (const label of labels) {
+    if (label.length === 0) return "must not contain empty labels (two dots in a row)";
+    if (label.length > 63)
+      return `has a label of ${label.length} characters ("${label.slice(0, 12)}…"); at most 63`;
+    if (!/^[a-z0-9-]+$/.test(label)) {
+      return `has a label with characters other than a-z, 0-9 and "-" ("${label}"); use punycode for international names`;
+    }
+    if (label.startsWith("-") || label.endsWith("-"))
+      return `has a label that starts or ends with "-" ("${label}")`;
+  }
+  if (/^[0-9]+$/.test(labels[labels.length - 1])) return "looks like an IP address, not a domain name";
+  return undefined;
+}
+
+/** Route names are the local part of an address: lowercase `a-z 0-9 - .`, or `*`, or `__returnpath__`. */
+export function routeNameProblem(name: string): string | undefined {
+  if (name.length === 0) return "must not be empty";
+  if (name === "*" || name === "__returnpath__") return undefined;
+  if (name.includes("@")) return `is the local part only, without "@domain": use "${name.split("@")[0]}"`;
+  if (/[A-Z]/.test(name))
+    return `must be lowercase (the service refuses upper case): use "${name.toLowerCase()}"`;
+  if (name.length > 255) return `is ${name.length} characters long; at most 255`;
+  if (!/^[a-z0-9.-]+$/.test(name)) {
+    return 'may contain only a-z, 0-9, "-" and ".", or be "*" (every address) or "__returnpath__"';
+  }
+  return undefined;
+}

@@ -1,0 +1,37 @@
+import type { RouteMode, SpamMode } from "../client";
+import {
+  booleanSchema,
+  CheckFailure,
+  checkProperties,
+  idSchema,
+  nameSchema,
+  oneOfSchema,
+} from "./check-inputs";
+import { routeNameProblem } from "./names";
+
+export const ROUTE_MODES = ["Endpoint", "Bounce", "Hold", "Reject"] as const;
+export const SPAM_MODES = ["Mark", "Quarantine", "Fail"] as const;
+
+/** What the route provider works with once `check()` has passed. */
+export interface RouteInputs {
+  name: string;
+  domainId: number;
+  endpointId: number;
+  mode: RouteMode;
+  spamMode: SpamMode;
+  adopt: boolean;
+}
+
+export function checkRouteInputs(news: Record<string, unknown>): {
+  inputs: Record<string, unknown>;
+  failures: CheckFailure[];
+} {
+  return checkProperties("Route", news, {
+    name: { schema: () => nameSchema(routeNameProblem), required: true },
+    domainId: { schema: idSchema, required: true },
+    endpointId: { schema: idSchema, required: true },
+    mode: { schema: () => oneOfSchema(ROUTE_MODES), default: "Endpoint" },
+    spamMode: { schema: () => oneOfSchema(SPAM_MODES), default: "Mark" },
+    adopt: { schema: booleanSchema, default: false },
+  });
+}

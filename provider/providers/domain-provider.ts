@@ -1,0 +1,152 @@
+import type * as pulumi from "@pulumi/pulumi";
+import {
+  DnsRecord,
+  Domain,
+  EmailApiError,
+  isEmailApiError,
+  isObjectNotFound,
+  sameDomainName,
+} from "../client";
+import { checkDomainInputs, DomainInputs } from "../inputs";
+import { rememberConfig, serviceClient } from "./connection";
+import { diffProperties } from "./diff";
+
+/** What a domain resource records in state (DESIGN.md, "Public surface"), plus its inputs. */
+export interface DomainOutputs {
+  domainId: number;
+  uuid: string;
+  name: string;
+  adopt: boolean;
+  spfStatus: string | null;
+  dkimStatus: string | null;
+  mxStatus: string | null;
+  returnPathStatus: string | null;
+  createdAt: string | null;
+  /** The records to publish; the service returns them only when the domain is created. */
+  dnsRecords: DnsRecord[];
+}
+
+/** Creates tried when the answers carrying the records are lost. */
+const MAX_CREATES = 3;
+
+/**
+ * The service's sending domain. There is no update call: a new name means a new domain, deleted
+ * first because names are unique. Records come only from the create answer, so they are kept in
+ * state and carried through refreshes.
+ */
+export const domainProvider: pulumi.dynamic.ResourceProvider = {
+  async configure(request) {
+    rememberConfig(request);
+  },
+
+  async check(_olds, news) {
+    return checkDomainInputs(news);
+  },
+
+  async diff(_id, olds, news) {
+    // `adopt` only matters when the domain is created, so changing it changes nothing.
+    const { changed, replaces } = diffProperties(olds, news, {
+      replace: ["name"],
+      update: [],
+      same: (_property, a, b) => typeof a === "string" && typeof b === "string" && sameDomainName(a, b),
+    });
+    return { changes: changed.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 };
+  },
+
+  async create(props) {
+    const inputs = props as DomainInputs;
+    const client = serviceClient();
+    if (inputs.adopt) {
+      const existing = (await client.listDomains()).find((domain) =>
+        sameDomainName(domain.name, inputs.name),
+      );
+      if (existing) return { id: String(existing.id), outs: domainOutputs(inputs, existing, []) };
+    }
+    try {
+      for (let attempt = 1; ; attempt++) {
+        const created = await client.createDomain(inputs.name);
+        if (created.dnsRecords) {
+          return {
+            id: String(created.domain.id),
+            outs: domainOutputs(inputs, created.domain, created.dnsRecords),
+          };
+        }
+        // The answer carrying the records was lost. The client proved the domain was made by this
+        // call and nothing uses it yet, so delete it and make it again: the create's answer is the
+        // only place the records appear. Give up after a few tries, leaving nothing behind.
+        await client.deleteDomain(created.domain.id);
+        if (attempt === MAX_CREATES) {
+          throw new Error(
+            `Domain ${inputs.name}: the service's answer to create was lost ${MAX_CREATES} times in a row, so its DNS records ` +
+              "are unknown; the domain was deleted again. Run `pulumi up` again.",
+          );
+        }
+      }
+    } catch (error) {
+      if (!isAlreadyAdded(error)) throw error;
+      const existing = (await client.listDomains()).find((domain) =>
+        sameDomainName(domain.name, inputs.name),
+      );
+      if (!existing) throw error;
+      throw new Error(
+        `Domain ${inputs.name} already exists on the email service (id ${existing.id}, created ${existing.createdAt ?? "at an unknown time"}) ` +
+          "but is not in this stack's state: an earlier run may have failed after creating it, or another stack or person manages it. " +
+          "The service returns a domain's DNS records only when it creates the domain, so this stack cannot take it over with its records. " +
+          "Delete it on the service and run `pulumi up` again, or set `adopt: true` to take it over as it is (its DNS records are then yours to publish).",
+        { cause: error },
+      );
+    }
+  },
+
+  async read(id, props) {
+    const state = props as DomainOutputs;
+    const domain = (await serviceClient().listDomains()).find((candidate) => String(candidate.id) === id);
+    // Gone only on a definite answer: the list succeeded and the domain is not in it.
+    if (!domain) return { id: undefined, props: {} };
+    const inputs = { name: state.name ?? domain.name, adopt: state.adopt ?? false };
+    return { id, props: domainOutputs(inputs, domain, state.dnsRecords ?? []), inputs };
+  },
+
+  async update(_id, olds, news) {
+    // Nothing about a domain changes in place; only `adopt` can differ, and it is kept as given.
+    const state = olds as DomainOutputs;
+    return { outs: { ...withoutProvider(state), adopt: (news as DomainInputs).adopt } };
+  },
+
+  async delete(id) {
+    try {
+      await serviceClient().deleteDomain(Number(id));
+    } catch (error) {
+      if (!isObjectNotFound(error)) throw error; // already gone: that is what delete wants
+    }
+  },
+};
+
+export function domainOutputs(inputs: DomainInputs, domain: Domain, dnsRecords: DnsRecord[]): DomainOutputs {
+  return {
+    domainId: domain.id,
+    uuid: domain.uuid,
+    name: inputs.name,
+    adopt: inputs.adopt,
+    spfStatus: domain.spfStatus,
+    dkimStatus: domain.dkimStatus,
+    mxStatus: domain.mxStatus,
+    returnPathStatus: domain.returnPathStatus,
+    createdAt: domain.createdAt,
+    dnsRecords,
+  };
+}
+
+/** Postal refuses a duplicate name with "Name is already added"; forks answer a conflict. */
+function isAlreadyAdded(error: unknown): error is EmailApiError {
+  return (
+    isEmailApiError(error) &&
+    (error.kind === "conflict" || (error.kind === "validation" && /already/i.test(error.serviceMessage)))
+  );
+}
+
+export function withoutProvider<T extends object>(state: T): T {
+  const copy = { ...state } as Record<string, unknown>;
+  delete copy.__provider;
+  return copy as T;
+}

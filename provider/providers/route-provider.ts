@@ -1,0 +1,155 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { EmailApiError, EmailDeliveryClient, isEmailApiError, isObjectNotFound, Route } from "../client";
+import { checkRouteInputs, RouteInputs } from "../inputs";
+import { rememberConfig, serviceClient } from "./connection";
+import { diffProperties } from "./diff";
+import { withoutProvider } from "./domain-provider";
+
+/** What a route resource records in state (DESIGN.md, "Public surface"), plus `adopt`. */
+export interface RouteOutputs {
+  routeId: number;
+  uuid: string;
+  name: string;
+  domainId: number;
+  endpointId: number;
+  mode: string;
+  spamMode: string;
+  adopt: boolean;
+}
+
+/** The properties an update call can change, and how they are named in a difference. */
+const UPDATABLE = ["name", "endpointId", "mode", "spamMode"] as const;
+
+/**
+ * An inbound route. The API cannot move a route to another domain, so a new `domainId` replaces
+ * it (the old one first: names are unique per domain); everything else is updated in place.
+ */
+export const routeProvider: pulumi.dynamic.ResourceProvider = {
+  async configure(request) {
+    rememberConfig(request);
+  },
+
+  async check(_olds, news) {
+    return checkRouteInputs(news);
+  },
+
+  async diff(_id, olds, news) {
+    const { changed, replaces } = diffProperties(olds, news, {
+      replace: ["domainId"],
+      update: [...UPDATABLE],
+    });
+    return { changes: changed.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 };
+  },
+
+  async create(props) {
+    const inputs = props as RouteInputs;
+    const client = serviceClient();
+    if (inputs.adopt) {
+      const existing = await findRoute(client, inputs);
+      if (existing) return { id: String(existing.id), outs: await converge(client, existing, inputs) };
+    }
+    try {
+      const { route } = await client.createRoute(inputs);
+      return { id: String(route.id), outs: routeOutputs(route, inputs) };
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      const existing = await findRoute(client, inputs);
+      if (!existing) throw error; // the conflict is on another server (same domain name there)
+      const differences = differencesFrom(existing, inputs);
+      // Identical: most likely made by an earlier run that failed before recording it.
+      if (differences.length === 0) return { id: String(existing.id), outs: routeOutputs(existing, inputs) };
+      throw new Error(
+        `Route "${inputs.name}" already exists on domain ${inputs.domainId} (id ${existing.id}) but is not in this stack's state, ` +
+          `and it differs from this resource: ${differences.join(", ")}. ` +
+          "Set `adopt: true` to take it over and change it to match, or delete it on the service.",
+        { cause: error },
+      );
+    }
+  },
+
+  async read(id, props) {
+    const state = props as RouteOutputs;
+    const client = serviceClient();
+    // Both lists are shared with every other resource's refresh in this process.
+    const [routes, domains] = await Promise.all([client.listRoutes(), client.listDomains()]);
+    const route = routes.find((candidate) => String(candidate.id) === id);
+    // A route whose domain is gone is gone too (the service deletes a domain's routes with it).
+    if (!route || !domains.some((domain) => domain.id === route.domainId))
+      return { id: undefined, props: {} };
+    const outs = routeOutputs(route, { adopt: state.adopt ?? false });
+    const inputs = { ...pickInputs(outs), adopt: outs.adopt };
+    return { id, props: outs, inputs };
+  },
+
+  async update(id, olds, news) {
+    const inputs = news as RouteInputs;
+    const changes = UPDATABLE.filter((property) => (olds as RouteOutputs)[property] !== inputs[property]);
+    if (changes.length === 0)
+      return { outs: { ...withoutProvider(olds as RouteOutputs), adopt: inputs.adopt } };
+    const route = await serviceClient().updateRoute({
+      id: Number(id),
+      ...Object.fromEntries(changes.map((property) => [property, inputs[property]])),
+    });
+    return { outs: routeOutputs(route, inputs) };
+  },
+
+  async delete(id) {
+    try {
+      await serviceClient().deleteRoute(Number(id));
+    } catch (error) {
+      if (!isObjectNotFound(error)) throw error; // already gone (or taken with its domain)
+    }
+  },
+};
+
+function routeOutputs(route: Route, inputs: Pick<RouteInputs, "adopt">): RouteOutputs {
+  return {
+    routeId: route.id,
+    uuid: route.uuid,
+    name: route.name,
+    domainId: route.domainId ?? 0,
+    endpointId: route.endpointId ?? 0,
+    mode: route.mode,
+    spamMode: route.spamMode,
+    adopt: inputs.adopt,
+  };
+}
+
+function pickInputs(outs: RouteOutputs) {
+  const { name, domainId, endpointId, mode, spamMode } = outs;
+  return { name, domainId, endpointId, mode, spamMode };
+}
+
+async function findRoute(client: EmailDeliveryClient, inputs: RouteInputs): Promise<Route | undefined> {
+  return (await client.listRoutes()).find(
+    (route) => route.domainId === inputs.domainId && route.name.toLowerCase() === inputs.name.toLowerCase(),
+  );
+}
+
+/** `endpointId is 3 (here 2)`: how an existing route differs from the inputs. */
+function differencesFrom(route: Route, inputs: RouteInputs): string[] {
+  return (["endpointId", "mode", "spamMode"] as const)
+    .filter((property) => route[property] !== inputs[property])
+    .map((property) => `${property} is ${String(route[property])} (here ${String(inputs[property])})`);
+}
+
+/** Takes over an existing route, changing what differs from the inputs in one update call. */
+async function converge(
+  client: EmailDeliveryClient,
+  route: Route,
+  inputs: RouteInputs,
+): Promise<RouteOutputs> {
+  const changes = (["endpointId", "mode", "spamMode"] as const).filter(
+    (property) => route[property] !== inputs[property],
+  );
+  if (changes.length === 0) return routeOutputs(route, inputs);
+  const updated = await client.updateRoute({
+    id: route.id,
+    ...Object.fromEntries(changes.map((property) => [property, inputs[property]])),
+  });
+  return routeOutputs(updated, inputs);
+}
+
+function isConflict(error: unknown): error is EmailApiError {
+  return isEmailApiError(error) && error.kind === "conflict";
+}

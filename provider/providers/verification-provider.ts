@@ -1,0 +1,116 @@
+import * as pulumi from "@pulumi/pulumi";
+import { DomainCheck, isObjectNotFound } from "../client";
+import { checkVerificationInputs, VerificationInputs } from "../inputs";
+import { checkTable, failingChecks } from "../verification/report";
+import { waitForChecks } from "../verification/wait";
+import { rememberConfig, serviceClient } from "./connection";
+import { diffProperties } from "./diff";
+
+/** What a verification records in state (DESIGN.md, "Public surface"), plus its inputs. */
+export interface VerificationOutputs extends DomainCheck, VerificationInputs {
+  verified: boolean;
+}
+
+/** Waits between polls grow to this, or to the poll interval when that is longer. */
+const MAX_POLL_INTERVAL_MS = 30_000;
+
+/**
+ * Waits until the service's DNS checks pass for a domain. Nothing is created on the service; the
+ * resource records the result. On timeout it fails but stays in state (with `verified: false`),
+ * so the next `up` resumes the wait; a refresh re-checks, so broken records show as
+ * `verified: false` and the next `up` waits again.
+ */
+export const verificationProvider: pulumi.dynamic.ResourceProvider = {
+  async configure(request) {
+    rememberConfig(request);
+  },
+
+  async check(_olds, news) {
+    return checkVerificationInputs(news);
+  },
+
+  async diff(_id, olds, news) {
+    const { changed, replaces } = diffProperties(olds, news, {
+      replace: ["domainId"],
+      update: ["checks", "timeoutSeconds", "pollIntervalSeconds"],
+    });
+    // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
+    const waitAgain = olds.verified !== true && replaces.length === 0;
+    return { changes: changed.length > 0 || waitAgain, replaces };
+  },
+
+  async create(props) {
+    const inputs = props as VerificationInputs & { __provider?: string };
+    return { id: String(inputs.domainId), outs: await verify(inputs) };
+  },
+
+  async update(_id, _olds, news) {
+    return { outs: await verify(news as VerificationInputs & { __provider?: string }) };
+  },
+
+  async read(id, props) {
+    const state = props as VerificationOutputs;
+    const inputs = pickInputs(state);
+    try {
+      const result = await serviceClient().checkDomain(inputs.domainId);
+      return { id, props: outputs(inputs, result), inputs };
+    } catch (error) {
+      if (isObjectNotFound(error)) return { id: undefined, props: {} }; // the domain is gone
+      throw error;
+    }
+  },
+
+  async delete() {
+    // Nothing exists on the service for a verification.
+  },
+};
+
+async function verify(inputs: VerificationInputs & { __provider?: string }): Promise<VerificationOutputs> {
+  const client = serviceClient({ retry: { budgetMs: Math.min(60_000, inputs.timeoutSeconds * 1000) } });
+  const domain = (await client.listDomains()).find((candidate) => candidate.id === inputs.domainId);
+  if (!domain)
+    throw new Error(`Domain ${inputs.domainId} does not exist on the email service: nothing to verify.`);
+
+  const outcome = await waitForChecks(() => client.checkDomain(inputs.domainId), {
+    checks: inputs.checks,
+    timeoutMs: inputs.timeoutSeconds * 1000,
+    pollIntervalMs: inputs.pollIntervalSeconds * 1000,
+    maxPollIntervalMs: Math.max(MAX_POLL_INTERVAL_MS, inputs.pollIntervalSeconds * 1000),
+    log: (line) => pulumi.log.info(`${domain.name}: ${line}`),
+  });
+  const outs = outputs(pickInputs(inputs), outcome.result);
+  if (outcome.verified) return outs;
+
+  const failing = failingChecks(outcome.result, inputs.checks);
+  const message =
+    `${domain.name} did not pass verification within ${inputs.timeoutSeconds} s ` +
+    `(${outcome.polls} checks; failing: ${failing.join(", ") || "none reported"}):\n` +
+    `${checkTable(outcome.result, inputs.checks)}\n` +
+    (outcome.lastError ? `The last check failed: ${outcome.lastError.message}\n` : "") +
+    "Fix the records named above (the domain's `dnsRecords` output lists what to publish) and run `pulumi up` again: the wait resumes.";
+  // An error with an id keeps the resource in state as not verified (Pulumi's "init failure"),
+  // so the next `up` updates it, i.e. waits again, instead of starting over. The state must
+  // carry `__provider`: Pulumi stores exactly these properties.
+  throw Object.assign(new Error(message), {
+    id: String(inputs.domainId),
+    properties: { ...outs, __provider: inputs.__provider },
+    reasons: [message],
+  });
+}
+
+function outputs(inputs: VerificationInputs, result: DomainCheck): VerificationOutputs {
+  return {
+    ...inputs,
+    ...result,
+    verified: failingChecks(result, inputs.checks).length === 0,
+  };
+}
+
+function pickInputs(source: VerificationInputs): VerificationInputs {
+  return {
+    domainId: source.domainId,
+    checks: source.checks,
+    timeoutSeconds: source.timeoutSeconds,
+    pollIntervalSeconds: source.pollIntervalSeconds,
+  };
+}

@@ -1,0 +1,65 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { CheckName } from "../inputs";
+import { verificationProvider } from "../providers";
+
+export interface DomainVerificationArgs {
+  /** The domain to wait for (the service's numeric id). Changing it replaces the verification. */
+  domainId: pulumi.Input<number>;
+  /**
+   * The checks that must report OK. Choose `["spf", "dkim"]` for a sending-only domain.
+   * @default ["spf", "dkim", "mx", "returnPath"]
+   */
+  checks?: pulumi.Input<pulumi.Input<CheckName>[]>;
+  /**
+   * How long `pulumi up` waits, at most 7200. Dynamic resources ignore `customTimeouts`; this is
+   * the timeout. On timeout the resource stays in state as not verified and the next `up` waits again.
+   * @default 600
+   */
+  timeoutSeconds?: pulumi.Input<number>;
+  /**
+   * First wait between checks (1 to 300, at most `timeoutSeconds`); waits then grow to 30 s
+   * (or to this interval when it is longer).
+   * @default 5
+   */
+  pollIntervalSeconds?: pulumi.Input<number>;
+}
+
+/**
+ * Waits until the service reports the domain's DNS checks OK. Usable alone when DNS is managed
+ * elsewhere; give it `dependsOn` the records so it never checks before they exist.
+ */
+export class DomainVerification extends pulumi.dynamic.Resource {
+  declare readonly domainId: pulumi.Output<number>;
+  /** True when every requested check is OK. */
+  declare readonly verified: pulumi.Output<boolean>;
+  declare readonly spfStatus: pulumi.Output<string | null>;
+  declare readonly spfError: pulumi.Output<string | null>;
+  declare readonly dkimStatus: pulumi.Output<string | null>;
+  declare readonly dkimError: pulumi.Output<string | null>;
+  declare readonly mxStatus: pulumi.Output<string | null>;
+  declare readonly mxError: pulumi.Output<string | null>;
+  declare readonly returnPathStatus: pulumi.Output<string | null>;
+  declare readonly returnPathError: pulumi.Output<string | null>;
+
+  constructor(name: string, args: DomainVerificationArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      verificationProvider,
+      name,
+      {
+        ...args,
+        verified: undefined,
+        spfStatus: undefined,
+        spfError: undefined,
+        dkimStatus: undefined,
+        dkimError: undefined,
+        mxStatus: undefined,
+        mxError: undefined,
+        returnPathStatus: undefined,
+        returnPathError: undefined,
+      },
+      opts,
+      "email-delivery",
+      "DomainVerification",
+    );
+  }
+}

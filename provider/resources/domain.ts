@@ -1,0 +1,218 @@
+import * as cloudflare from "@pulumi/cloudflare";
+import * as pulumi from "@pulumi/pulumi";
+import type { DnsRecord } from "../client";
+import { cloudflareRecordArgs, recordResourceName, ttlProblem } from "../dns";
+import type { CheckName } from "../inputs";
+import { DomainVerification } from "./domain-verification";
+import { ServiceDomain } from "./service-domain";
+
+export interface DomainCloudflareArgs {
+  /** The Cloudflare zone that holds the domain (the domain itself or a parent of it). */
+  zoneId: pulumi.Input<string>;
+  /**
+   * TTL of the records: 1 (automatic) or 60 to 86400 seconds.
+   * @default 300
+   */
+  ttl?: number;
+  /** The Cloudflare provider to publish with (e.g. one with `baseUrl` or a scoped token). @default the default provider */
+  provider?: cloudflare.Provider;
+  /**
+   * Comment on every record. Cloudflare allows 100 characters on free plans.
+   * @default "pulumi <project>/<stack>: email <purpose>"
+   */
+  comment?: pulumi.Input<string>;
+}
+
+export interface DomainVerificationSettings {
+  /**
+   * The checks that must report OK; `["spf", "dkim"]` for a sending-only domain.
+   * @default ["spf", "dkim", "mx", "returnPath"]
+   */
+  checks?: pulumi.Input<pulumi.Input<CheckName>[]>;
+  /** How long `pulumi up` waits, in seconds (1 to 7200). @default 600 */
+  timeoutSeconds?: pulumi.Input<number>;
+  /** First wait between checks, in seconds (1 to 300); waits then grow to 30 s. @default 5 */
+  pollIntervalSeconds?: pulumi.Input<number>;
+}
+
+export interface DomainArgs {
+  /**
+   * The sending domain, lowercase. Changing it replaces the domain (deleted first: names are unique).
+   * @example "mail.example.com"
+   */
+  name: pulumi.Input<string>;
+  /**
+   * Publish the domain's DNS records in this Cloudflare zone: SPF, DKIM and return path as
+   * `<name>-spf`, `<name>-dkim`, `<name>-return-path`, and one MX per service mail host as
+   * `<name>-mx-<n>`. Without it the records are only outputs (`dnsRecords`), for DNS hosted elsewhere.
+   * @example { zoneId: "023e105f4ecef8ad9ca31a8372d0c353" }
+   */
+  cloudflare?: DomainCloudflareArgs;
+  /**
+   * Wait during `pulumi up` until the service reports the checks OK, or `false` not to wait.
+   * @default { checks: ["spf", "dkim", "mx", "returnPath"], timeoutSeconds: 600, pollIntervalSeconds: 5 }
+   */
+  verification?: DomainVerificationSettings | false;
+  /**
+   * Take over a domain of this name that already exists on the service. Its DNS records cannot
+   * be read back from the service, so none are published for it: they are assumed to exist.
+   * @default false
+   */
+  adopt?: boolean;
+}
+
+/**
+ * A sending domain: the domain on the email service, its DNS records in Cloudflare, and a
+ * verification that waits until the service's checks pass.
+ *
+ * @example
+ * const domain = new Domain("mail", {
+ *   name: "mail.example.com",
+ *   cloudflare: { zoneId: zone.id },
+ * });
+ * new Route("support", { name: "support", domainId: domain.domainId, endpointId: 1 });
+ */
+export class Domain extends pulumi.ComponentResource {
+  /** The service's id. With verification, it resolves once the domain is verified. */
+  readonly domainId: pulumi.Output<number>;
+  readonly uuid: pulumi.Output<string>;
+  /** The records the service asks to be published (FQDN names; TXT content unquoted). */
+  readonly dnsRecords: pulumi.Output<DnsRecord[]>;
+  readonly spfStatus: pulumi.Output<string | null>;
+  readonly dkimStatus: pulumi.Output<string | null>;
+  readonly mxStatus: pulumi.Output<string | null>;
+  readonly returnPathStatus: pulumi.Output<string | null>;
+  /** True when every requested check passed (false without verification). */
+  readonly verified: pulumi.Output<boolean>;
+  /** The Cloudflare records published (empty without `cloudflare`). */
+  readonly records: pulumi.Output<cloudflare.DnsRecord[]>;
+  /** The verification, unless `verification: false`. */
+  readonly verification: DomainVerification | undefined;
+
+  constructor(name: string, args: DomainArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("email-delivery:index:Domain", name, {}, opts);
+    const service = new ServiceDomain(name, { name: args.name, adopt: args.adopt }, { parent: this });
+
+    if (args.adopt && args.cloudflare) {
+      pulumi.log.warn(`${name}: an adopted domain's DNS records are not known, so none are published`, this);
+    }
+    this.records =
+      args.cloudflare && !args.adopt
+        ? publishRecords(name, service.dnsRecords, args.cloudflare, this)
+        : pulumi.output([]);
+
+    const verification =
+      args.verification === false
+        ? undefined
+        : new DomainVerification(
+            `${name}-verification`,
+            { domainId: service.domainId, ...args.verification },
+            { parent: this, dependsOn: this.records },
+          );
+    this.verification = verification;
+
+    this.domainId = verification ? verification.domainId : service.domainId;
+    this.uuid = service.uuid;
+    this.dnsRecords = service.dnsRecords;
+    this.spfStatus = verification ? verification.spfStatus : service.spfStatus;
+    this.dkimStatus = verification ? verification.dkimStatus : service.dkimStatus;
+    this.mxStatus = verification ? verification.mxStatus : service.mxStatus;
+    this.returnPathStatus = verification ? verification.returnPathStatus : service.returnPathStatus;
+    this.verified = verification ? verification.verified : pulumi.output(false);
+
+    this.registerOutputs({
+      domainId: this.domainId,
+      uuid: this.uuid,
+      dnsRecords: this.dnsRecords,
+      spfStatus: this.spfStatus,
+      dkimStatus: this.dkimStatus,
+      mxStatus: this.mxStatus,
+      returnPathStatus: this.returnPathStatus,
+      verified: this.verified,
+    });
+  }
+}
+
+/** Records every service publishes exactly once, known by purpose before the domain exists. */
+const SINGLE_RECORDS = [
+  { purpose: "spf", type: "TXT" },
+  { purpose: "dkim", type: "TXT" },
+  { purpose: "return_path", type: "CNAME" },
+] as const;
+
+/**
+ * One `cloudflare.DnsRecord` per record. SPF, DKIM and return path are declared up front, so a
+ * preview shows them even before the domain exists; MX records are declared once the service has
+ * said how many mail hosts it has (one per host, ordered by host so names stay stable).
+ */
+function publishRecords(
+  name: string,
+  dnsRecords: pulumi.Output<DnsRecord[]>,
+  settings: DomainCloudflareArgs,
+  parent: Domain,
+): pulumi.Output<cloudflare.DnsRecord[]> {
+  const ttl = settings.ttl ?? 300;
+  const problem = ttlProblem(ttl);
+  if (problem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${problem}`, parent);
+  const options: pulumi.CustomResourceOptions = {
+    parent,
+    provider: settings.provider,
+    deleteBeforeReplace: true,
+  };
+  const commentFor = (purpose: string) =>
+    settings.comment ??
+    `pulumi ${pulumi.getProject()}/${pulumi.getStack()}: email ${purpose.replace("_", " ")}`;
+  const argsFor = (record: pulumi.Output<DnsRecord>, purpose: string) =>
+    pulumi
+      .all([record, settings.zoneId, commentFor(purpose)])
+      .apply(([value, zoneId, comment]) => cloudflareRecordArgs(value, { zoneId, ttl, comment }));
+
+  const single = SINGLE_RECORDS.map(({ purpose, type }) => {
+    const args = argsFor(
+      dnsRecords.apply((records) => {
+        const record = records.find((candidate) => candidate.purpose === purpose);
+        if (!record) throw new Error(`Domain ${name}: the service returned no ${purpose} record`);
+        return record;
+      }),
+      purpose,
+    );
+    return new cloudflare.DnsRecord(
+      recordResourceName(name, purpose),
+      {
+        zoneId: args.zoneId,
+        name: args.name,
+        type, // known up front, so a preview shows it
+        content: args.content,
+        ttl: args.ttl,
+        proxied: false,
+        comment: args.comment,
+      },
+      options,
+    );
+  });
+
+  const mx = dnsRecords.apply((records) =>
+    records
+      .filter((record) => record.purpose === "mx")
+      .sort((a, b) => a.content.localeCompare(b.content))
+      .map((record, index) => {
+        const args = argsFor(pulumi.output(record), "mx");
+        return new cloudflare.DnsRecord(
+          recordResourceName(name, "mx", index),
+          {
+            zoneId: args.zoneId,
+            name: args.name,
+            type: "MX",
+            content: args.content,
+            ttl: args.ttl,
+            priority: args.apply((value) => value.priority ?? 10),
+            proxied: false,
+            comment: args.comment,
+          },
+          options,
+        );
+      }),
+  );
+
+  return mx.apply((mxRecords) => [...single, ...mxRecords]);
+}

@@ -1,0 +1,3 @@
+export * from "./domain";
+export * from "./domain-verification";
+export * from "./route";

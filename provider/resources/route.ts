@@ -1,0 +1,62 @@
+import * as pulumi from "@pulumi/pulumi";
+import { routeProvider } from "../providers";
+
+export interface RouteArgs {
+  /**
+   * The local part of the addresses the route receives: lowercase `a-z`, `0-9`, `-` and `.`;
+   * `*` for every address of the domain; or `__returnpath__`. `support` also receives
+   * `support+anything@…`. Changed in place.
+   * @example "support"
+   */
+  name: pulumi.Input<string>;
+  /**
+   * The domain's id. Use a `Domain`'s `domainId`: it resolves once the domain is verified, so the
+   * route is created after verification (the service refuses routes on unverified domains).
+   * Changing it replaces the route.
+   */
+  domainId: pulumi.Input<number>;
+  /** The endpoint that receives the mail (the service's numeric endpoint id). Changed in place. */
+  endpointId: pulumi.Input<number>;
+  /**
+   * What happens to matching mail: `Endpoint` delivers it, `Hold` keeps it, `Bounce` bounces it,
+   * `Reject` refuses it at SMTP time.
+   * @default "Endpoint"
+   */
+  mode?: pulumi.Input<"Endpoint" | "Bounce" | "Hold" | "Reject">;
+  /**
+   * What happens to spam: `Mark` delivers it marked, `Quarantine` holds it, `Fail` fails it.
+   * @default "Mark"
+   */
+  spamMode?: pulumi.Input<"Mark" | "Quarantine" | "Fail">;
+  /**
+   * Take over a route with this name on this domain that already exists on the service (made
+   * outside Pulumi; dynamic resources cannot be `pulumi import`ed), changing it to match these
+   * arguments. Without it, an existing route is taken over only if identical, else `up` fails
+   * saying what differs. A taken-over route is deleted on `destroy` like any other.
+   * @default false
+   */
+  adopt?: pulumi.Input<boolean>;
+}
+
+/** An inbound route: mail for `name@<domain>` goes to an endpoint. */
+export class Route extends pulumi.dynamic.Resource {
+  /** The service's numeric id (also the resource id). */
+  declare readonly routeId: pulumi.Output<number>;
+  declare readonly uuid: pulumi.Output<string>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly domainId: pulumi.Output<number>;
+  declare readonly endpointId: pulumi.Output<number>;
+  declare readonly mode: pulumi.Output<string>;
+  declare readonly spamMode: pulumi.Output<string>;
+
+  constructor(name: string, args: RouteArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      routeProvider,
+      name,
+      { ...args, routeId: undefined, uuid: undefined },
+      opts,
+      "email-delivery",
+      "Route",
+    );
+  }
+}

@@ -1,0 +1,239 @@
+import { domainProvider } from "../../provider/providers";
+import { forgetConfig } from "../../provider/providers/connection";
+import { UNKNOWN } from "../../provider/inputs";
+import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+import { configureFor, configureRequest, failure } from "../support/providers";
+
+/** domainProvider called directly, as the provider host calls it, against the emulator. */
+describe("domainProvider", () => {
+  const emulator = useEmulator();
+  beforeEach(() => configureFor(emulator(), [domainProvider]));
+  afterEach(() => emulator().faults.set([]));
+
+  const create = (name: string, adopt = false) => domainProvider.create({ name, adopt, __provider: "text" });
+
+  describe("check", () => {
+    it("fills defaults and passes a good name through", async () => {
+      expect(await domainProvider.check!({}, { name: "mail.example.com", __provider: "p" })).toEqual({
+        inputs: { name: "mail.example.com", adopt: false },
+        failures: [],
+      });
+    });
+
+    it.each([
+      ["Mail.Example.com", 'must be lowercase (the service refuses upper case): use "mail.example.com"'],
+      ["mail.example.com.", 'must not end with a dot: use "mail.example.com"'],
+      ["localhost", 'must have at least two labels, e.g. "mail.example.com"'],
+      ["mail..example.com", "must not contain empty labels (two dots in a row)"],
+      ["-mail.example.com", 'has a label that starts or ends with "-" ("-mail")'],
+      [
+        "mail_x.example.com",
+        'has a label with characters other than a-z, 0-9 and "-" ("mail_x"); use punycode for international names',
+      ],
+      ["10.0.0.1", "looks like an IP address, not a domain name"],
+      ["", "must not be empty"],
+    ])("refuses %j with a reason naming the property", async (name, reason) => {
+      expect((await domainProvider.check!({}, { name })).failures).toEqual([{ property: "name", reason }]);
+    });
+
+    it("reports every bad property, and properties that are not inputs", async () => {
+      const result = await domainProvider.check!({}, { name: 42, adopt: "yes", zone: "x" });
+      expect(result.failures).toEqual([
+        { property: "name", reason: "must be a string, not number 42" },
+        { property: "adopt", reason: 'must be true or false, not the text "yes"' },
+        { property: "zone", reason: "is not an input of Domain (inputs: name, adopt)" },
+      ]);
+      expect((await domainProvider.check!({}, {})).failures).toEqual([
+        { property: "name", reason: "Domain needs name" },
+      ]);
+    });
+
+    it("lets a value unknown at preview through", async () => {
+      expect(await domainProvider.check!({}, { name: UNKNOWN })).toEqual({
+        inputs: { name: UNKNOWN, adopt: false },
+        failures: [],
+      });
+    });
+  });
+
+  describe("diff", () => {
+    const olds = { name: "mail.example.com", adopt: false, domainId: 1, __provider: "old text" };
+
+    it("sees no change when only the serialized provider or `adopt` changed", async () => {
+      expect(
+        await domainProvider.diff!("1", olds, {
+          name: "mail.example.com",
+          adopt: true,
+          __provider: "new text",
+        }),
+      ).toEqual({
+        changes: false,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+    });
+
+    it("replaces on a new name, deleting first (names are unique), and on an unknown one", async () => {
+      const expected = { changes: true, replaces: ["name"], deleteBeforeReplace: true };
+      expect(await domainProvider.diff!("1", olds, { name: "other.example.com", adopt: false })).toEqual(
+        expected,
+      );
+      expect(await domainProvider.diff!("1", olds, { name: UNKNOWN, adopt: false })).toEqual(expected);
+    });
+  });
+
+  describe("create, read, delete", () => {
+    it("creates with one request and records the DNS records in its outputs", async () => {
+      const name = uniqueDomain();
+      emulator().requests.clear();
+      const { id, outs } = await create(name);
+      expect(emulator().requests.counts()).toEqual({ "domains/create": 1 });
+      expect(id).toBe(String(outs.domainId));
+      expect(outs).toMatchObject({
+        name,
+        adopt: false,
+        spfStatus: null,
+        uuid: expect.any(String),
+        createdAt: expect.any(String),
+      });
+      expect(outs.dnsRecords.map((r: { purpose: string }) => r.purpose).sort()).toEqual([
+        "dkim",
+        "mx",
+        "mx",
+        "return_path",
+        "spf",
+      ]);
+      expect(JSON.stringify(outs)).not.toContain(emulator().emailApi.apiKey);
+    });
+
+    it("reads what the service holds and keeps the records it cannot list", async () => {
+      const { id, outs } = await create(uniqueDomain());
+      await clientFor(emulator()).checkDomain(outs.domainId);
+      const read = await domainProvider.read!(id, { ...outs, __provider: "text" });
+      expect(read.id).toBe(id);
+      expect(read.props).toEqual({
+        ...outs,
+        spfStatus: "Missing",
+        dkimStatus: "Missing",
+        mxStatus: "Missing",
+        returnPathStatus: "Missing",
+      });
+      expect(read.inputs).toEqual({ name: outs.name, adopt: false });
+    });
+
+    it("reads a domain deleted outside Pulumi as gone, and deletes it again without error", async () => {
+      const { id, outs } = await create(uniqueDomain());
+      await clientFor(emulator()).deleteDomain(outs.domainId);
+      expect(await domainProvider.read!(id, outs)).toEqual({ id: undefined, props: {} });
+      await expect(domainProvider.delete!(id, outs)).resolves.toBeUndefined();
+    });
+
+    it("never reads a domain as gone on an auth failure or an outage", async () => {
+      const { id, outs } = await create(uniqueDomain());
+      await configureFor(emulator(), [domainProvider], "WrongKey0000000000000001");
+      expect(await failure(domainProvider.read!(id, outs))).toMatchObject({
+        kind: "auth",
+        code: "InvalidServerAPIKey",
+      });
+
+      await configureFor(emulator(), [domainProvider]);
+      emulator().faults.set([{ endpoints: "domains/list", rate503: 1 }]);
+      expect(await failure(domainProvider.read!(id, outs))).toMatchObject({
+        kind: "transient",
+        httpStatus: 503,
+      });
+      emulator().faults.set([]);
+      expect((await domainProvider.read!(id, outs)).id).toBe(id);
+    });
+
+    it("deletes", async () => {
+      const { id, outs } = await create(uniqueDomain());
+      await domainProvider.delete!(id, outs);
+      expect((await clientFor(emulator()).listDomains()).some((d) => d.id === outs.domainId)).toBe(false);
+    });
+  });
+
+  describe("a domain that already exists", () => {
+    it("fails without adopt, saying why and what to do", async () => {
+      const name = uniqueDomain();
+      const existing = await clientFor(emulator()).createDomain(name);
+      const error = await failure(create(name));
+      expect(error.message).toContain(
+        `Domain ${name} already exists on the email service (id ${existing.domain.id}`,
+      );
+      expect(error.message).toContain("set `adopt: true`");
+    });
+
+    it("is taken over with adopt, without a create request", async () => {
+      const name = uniqueDomain();
+      const existing = await clientFor(emulator()).createDomain(name);
+      emulator().requests.clear();
+      const { id, outs } = await create(name, true);
+      expect(id).toBe(String(existing.domain.id));
+      expect(outs).toMatchObject({ name, adopt: true, dnsRecords: [] });
+      expect(emulator().requests.count("domains/create")).toBe(0);
+    });
+
+    it("is created when adopt finds nothing to take over", async () => {
+      const { outs } = await create(uniqueDomain(), true);
+      expect(outs.dnsRecords).toHaveLength(5);
+    });
+  });
+
+  it("gets its records even when the create's answer is lost, making the domain again", async () => {
+    emulator().faults.set([{ endpoints: "domains/create", commitThenDropRate: 1, times: 2 }]);
+    emulator().requests.clear();
+    const name = uniqueDomain("lost");
+    const { outs } = await create(name);
+    expect(outs.dnsRecords).toHaveLength(5);
+    const held = emulator().state.domains.filter((d) => d.name === name);
+    expect(held.map((d) => d.id)).toEqual([outs.domainId]);
+    expect(
+      emulator()
+        .requests.all()
+        .map((e) => `${e.endpoint}${e.fault ? `:${e.fault}` : ""}`),
+    ).toEqual([
+      "domains/create:commit-then-drop",
+      "domains/list",
+      "domains/delete",
+      "domains/create:commit-then-drop",
+      "domains/list",
+      "domains/delete",
+      "domains/create",
+    ]);
+  });
+
+  it("gives up after three lost answers, leaving nothing behind", async () => {
+    emulator().faults.set([{ endpoints: "domains/create", commitThenDropRate: 1, times: 3 }]);
+    const name = uniqueDomain("lost");
+    const error = await failure(create(name));
+    expect(error.message).toBe(
+      `Domain ${name}: the service's answer to create was lost 3 times in a row, so its DNS records are unknown; the domain was deleted again. Run \`pulumi up\` again.`,
+    );
+    expect(emulator().state.domains.filter((d) => d.name === name)).toEqual([]);
+  });
+
+  it("fails naming both the stack config key and the environment variable when nothing is configured", async () => {
+    forgetConfig();
+    const saved = { url: process.env.EMAIL_DELIVERY_BASE_URL, key: process.env.EMAIL_DELIVERY_API_KEY };
+    delete process.env.EMAIL_DELIVERY_BASE_URL;
+    delete process.env.EMAIL_DELIVERY_API_KEY;
+    try {
+      const error = await failure(create(uniqueDomain()));
+      expect(error.message).toBe(
+        "The email delivery base URL is not configured: run `pulumi config set emailDelivery:baseUrl …` for this stack, or set the EMAIL_DELIVERY_BASE_URL environment variable.",
+      );
+      await domainProvider.configure!(configureRequest({ "emailDelivery:baseUrl": emulator().emailApi.url }));
+      expect((await failure(create(uniqueDomain()))).message).toContain(
+        "`pulumi config set --secret emailDelivery:apiKey …` for this stack, or set the EMAIL_DELIVERY_API_KEY environment variable",
+      );
+      process.env.EMAIL_DELIVERY_API_KEY = emulator().emailApi.apiKey; // the environment is the fallback
+      expect((await create(uniqueDomain())).outs.dnsRecords).toHaveLength(5);
+    } finally {
+      if (saved.url === undefined) delete process.env.EMAIL_DELIVERY_BASE_URL;
+      else process.env.EMAIL_DELIVERY_BASE_URL = saved.url;
+      if (saved.key === undefined) delete process.env.EMAIL_DELIVERY_API_KEY;
+      else process.env.EMAIL_DELIVERY_API_KEY = saved.key;
+    }
+  });
+});

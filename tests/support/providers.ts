@@ -1,0 +1,43 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { forgetConfig, setClientDefaults } from "../../provider/providers/connection";
+import type { Emulator } from "../../emulator";
+
+/** A `configure()` request as the provider host builds it, from plain `namespace:key` config. */
+export function configureRequest(config: Record<string, string>): pulumi.dynamic.ConfigureRequest {
+  return {
+    config: {
+      get: (key: string) => config[key.includes(":") ? key : `email-delivery:${key}`],
+      require: (key: string) => {
+        const value = config[key];
+        if (value === undefined) throw new Error(`Missing required configuration key: ${key}`);
+        return value;
+      },
+    },
+  };
+}
+
+/** Configures every provider for the emulator's seeded server through stack config (not env). */
+export async function configureFor(
+  emulator: Emulator,
+  providers: pulumi.dynamic.ResourceProvider[],
+  apiKey = emulator.emailApi.apiKey,
+): Promise<void> {
+  forgetConfig();
+  // The service's behaviour under faults is tested elsewhere; here retries just need to be quick.
+  setClientDefaults({ retry: { baseDelayMs: 5, maxDelayMs: 20 } });
+  const request = configureRequest({
+    "emailDelivery:baseUrl": emulator.emailApi.url,
+    "emailDelivery:apiKey": apiKey,
+  });
+  for (const provider of providers) await provider.configure!(request);
+}
+
+/** Calls a provider method that must fail, and returns its error. */
+export async function failure(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error & Record<string, unknown>;
+  }
+  throw new Error("expected the call to fail");
+}
