@@ -1,0 +1,198 @@
+import { routeProvider } from "../../provider/providers";
+import { UNKNOWN } from "../../provider/inputs";
+import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+import { configureFor, failure } from "../support/providers";
+
+/** routeProvider called directly, as the provider host calls it, against the emulator. */
+describe("routeProvider", () => {
+  const emulator = useEmulator();
+  let domainId: number;
+  beforeAll(async () => {
+    domainId = (await clientFor(emulator()).createDomain(uniqueDomain("routes"))).domain.id;
+  });
+  beforeEach(() => configureFor(emulator(), [routeProvider]));
+
+  const inputs = (overrides: Record<string, unknown> = {}) => ({
+    name: `r${Math.random().toString(36).slice(2, 8)}`,
+    domainId,
+    endpointId: 1,
+    mode: "Endpoint",
+    spamMode: "Mark",
+    adopt: false,
+    ...overrides,
+  });
+
+  describe("check", () => {
+    it("fills the service's defaults", async () => {
+      expect(await routeProvider.check!({}, { name: "support", domainId: 3, endpointId: 1 })).toEqual({
+        inputs: {
+          name: "support",
+          domainId: 3,
+          endpointId: 1,
+          mode: "Endpoint",
+          spamMode: "Mark",
+          adopt: false,
+        },
+        failures: [],
+      });
+    });
+
+    it("accepts the wildcard and the return-path route", async () => {
+      for (const name of ["*", "__returnpath__", "no-reply.team"]) {
+        expect((await routeProvider.check!({}, { name, domainId: 1, endpointId: 1 })).failures).toEqual([]);
+      }
+    });
+
+    it("names every bad property with a reason", async () => {
+      const result = await routeProvider.check!(
+        {},
+        { name: "Support@mail.example.com", domainId: -1, endpointId: 2.5, mode: "Accept", spamMode: "mark" },
+      );
+      expect(result.failures).toEqual([
+        { property: "name", reason: 'is the local part only, without "@domain": use "Support"' },
+        { property: "domainId", reason: "must be a positive whole number, not -1" },
+        { property: "endpointId", reason: "must be a positive whole number, not 2.5" },
+        { property: "mode", reason: 'must be one of Endpoint, Bounce, Hold, Reject, not the text "Accept"' },
+        { property: "spamMode", reason: 'must be one of Mark, Quarantine, Fail, not the text "mark"' },
+      ]);
+      expect(
+        (await routeProvider.check!({}, { name: "Support", domainId: "3", endpointId: 1 })).failures,
+      ).toEqual([
+        { property: "name", reason: 'must be lowercase (the service refuses upper case): use "support"' },
+        { property: "domainId", reason: 'must be a number (the service\'s numeric id), not the text "3"' },
+      ]);
+    });
+
+    it("lets a domain id unknown at preview through", async () => {
+      const result = await routeProvider.check!({}, { name: "a", domainId: UNKNOWN, endpointId: 1 });
+      expect(result).toMatchObject({ failures: [], inputs: { domainId: UNKNOWN } });
+    });
+  });
+
+  describe("diff", () => {
+    const olds = {
+      routeId: 5,
+      name: "a",
+      domainId: 1,
+      endpointId: 1,
+      mode: "Endpoint",
+      spamMode: "Mark",
+      adopt: false,
+      __provider: "old",
+    };
+    const news = {
+      name: "a",
+      domainId: 1,
+      endpointId: 1,
+      mode: "Endpoint",
+      spamMode: "Mark",
+      adopt: false,
+      __provider: "new",
+    };
+
+    it("sees no change when only the serialized provider changed", async () => {
+      expect(await routeProvider.diff!("5", olds, news)).toEqual({
+        changes: false,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+    });
+
+    it("updates name, endpoint, mode and spam mode in place", async () => {
+      const changed = { ...news, name: "b", endpointId: 2, mode: "Hold", spamMode: "Fail" };
+      expect(await routeProvider.diff!("5", olds, changed)).toEqual({
+        changes: true,
+        replaces: [],
+        deleteBeforeReplace: false,
+      });
+    });
+
+    it("replaces, deleting first, on a new or unknown domain", async () => {
+      const expected = { changes: true, replaces: ["domainId"], deleteBeforeReplace: true };
+      expect(await routeProvider.diff!("5", olds, { ...news, domainId: 2 })).toEqual(expected);
+      expect(await routeProvider.diff!("5", olds, { ...news, domainId: UNKNOWN })).toEqual(expected);
+    });
+  });
+
+  it("creates, updates in one request, reads and deletes", async () => {
+    const wanted = inputs({ mode: "Hold", spamMode: "Quarantine" });
+    emulator().requests.clear();
+    const { id, outs } = await routeProvider.create({ ...wanted, __provider: "p" });
+    expect(outs).toEqual({ routeId: Number(id), uuid: expect.any(String), ...wanted });
+
+    emulator().requests.clear();
+    const updated = await routeProvider.update!(id, outs, { ...wanted, endpointId: 2, spamMode: "Fail" });
+    expect(emulator().requests.counts()).toEqual({ "routes/update": 1 });
+    expect(updated.outs).toEqual({ ...outs, endpointId: 2, spamMode: "Fail" });
+    const stored = emulator().state.routes.find((r) => r.id === Number(id))!;
+    expect([stored.endpointId, stored.spamMode]).toEqual([2, "Fail"]);
+
+    const read = await routeProvider.read!(id, updated.outs);
+    expect(read).toEqual({
+      id,
+      props: updated.outs,
+      inputs: { name: wanted.name, domainId, endpointId: 2, mode: "Hold", spamMode: "Fail", adopt: false },
+    });
+
+    emulator().requests.clear();
+    await routeProvider.delete!(id, updated.outs);
+    expect(emulator().requests.counts()).toEqual({ "routes/delete": 1 });
+    await expect(routeProvider.delete!(id, updated.outs)).resolves.toBeUndefined(); // already gone
+  });
+
+  it("reads a route deleted outside Pulumi as gone", async () => {
+    const { id, outs } = await routeProvider.create(inputs());
+    await clientFor(emulator()).deleteRoute(Number(id));
+    expect(await routeProvider.read!(id, outs)).toEqual({ id: undefined, props: {} });
+  });
+
+  it("reads a route as gone when its domain was deleted, and deletes it without error", async () => {
+    const client = clientFor(emulator());
+    const { domain } = await client.createDomain(uniqueDomain("doomed"));
+    const { id, outs } = await routeProvider.create(inputs({ domainId: domain.id }));
+    await client.deleteDomain(domain.id);
+    expect(await routeProvider.read!(id, outs)).toEqual({ id: undefined, props: {} });
+    await expect(routeProvider.delete!(id, outs)).resolves.toBeUndefined();
+  });
+
+  it("never reads a route as gone on an auth failure", async () => {
+    const { id, outs } = await routeProvider.create(inputs());
+    await configureFor(emulator(), [routeProvider], "WrongKey0000000000000001");
+    expect(await failure(routeProvider.read!(id, outs))).toMatchObject({ kind: "auth" });
+  });
+
+  describe("a route that already exists", () => {
+    it("is taken over when identical (an earlier run failed before recording it)", async () => {
+      const wanted = inputs();
+      const existing = await clientFor(emulator()).createRoute(wanted);
+      const { id, outs } = await routeProvider.create(wanted);
+      expect(id).toBe(String(existing.route.id));
+      expect(outs.routeId).toBe(existing.route.id);
+    });
+
+    it("fails when it differs, saying how", async () => {
+      const wanted = inputs();
+      const existing = await clientFor(emulator()).createRoute({ ...wanted, endpointId: 3, mode: "Hold" });
+      const error = await failure(routeProvider.create(wanted));
+      expect(error.message).toBe(
+        `Route "${wanted.name}" already exists on domain ${domainId} (id ${existing.route.id}) but is not in this stack's state, ` +
+          "and it differs from this resource: endpointId is 3 (here 1), mode is Hold (here Endpoint). " +
+          "Set `adopt: true` to take it over and change it to match, or delete it on the service.",
+      );
+    });
+
+    it("is taken over and changed to match with adopt", async () => {
+      const wanted = inputs({ adopt: true });
+      const existing = await clientFor(emulator()).createRoute({
+        ...wanted,
+        endpointId: 3,
+        spamMode: "Fail",
+      });
+      emulator().requests.clear();
+      const { id, outs } = await routeProvider.create(wanted);
+      expect(id).toBe(String(existing.route.id));
+      expect(outs).toMatchObject({ endpointId: 1, spamMode: "Mark", adopt: true });
+      expect(emulator().requests.counts()).toEqual({ "routes/list": 1, "routes/update": 1 });
+    });
+  });
+});

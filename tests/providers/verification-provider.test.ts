@@ -1,0 +1,216 @@
+import { verificationProvider } from "../../provider/providers";
+import { UNKNOWN } from "../../provider/inputs";
+import type { DnsRecord } from "../../provider/client";
+import { publishRecords, unpublishRecords } from "../support/cloudflare";
+import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+import { configureFor, failure } from "../support/providers";
+
+/** verificationProvider called directly, as the provider host calls it, against the emulator. */
+describe("verificationProvider", () => {
+  const emulator = useEmulator();
+  beforeEach(() => configureFor(emulator(), [verificationProvider]));
+
+  let logLines: string[];
+  let logSpy: jest.SpyInstance;
+  beforeEach(() => {
+    logLines = [];
+    logSpy = jest
+      .spyOn(console, "log")
+      .mockImplementation((line: unknown) => void logLines.push(String(line)));
+  });
+  afterEach(() => logSpy.mockRestore());
+
+  /** A new domain in the zone, and its records. */
+  const newDomain = async () => {
+    const created = await clientFor(emulator()).createDomain(uniqueDomain("verify"));
+    return { id: created.domain.id, name: created.domain.name, records: created.dnsRecords! };
+  };
+  const only = (records: DnsRecord[], ...purposes: string[]) =>
+    records.filter((r) => purposes.includes(r.purpose));
+  const inputs = (domainId: number, overrides: Record<string, unknown> = {}) => ({
+    domainId,
+    checks: ["spf", "dkim", "mx", "returnPath"],
+    timeoutSeconds: 10,
+    pollIntervalSeconds: 1,
+    __provider: "serialized provider text",
+    ...overrides,
+  });
+
+  describe("check", () => {
+    it("fills defaults: all four checks, 600 s, polls from 5 s", async () => {
+      expect(await verificationProvider.check!({}, { domainId: 4 })).toEqual({
+        inputs: {
+          domainId: 4,
+          checks: ["spf", "dkim", "mx", "returnPath"],
+          timeoutSeconds: 600,
+          pollIntervalSeconds: 5,
+        },
+        failures: [],
+      });
+    });
+
+    it("names every bad property with a reason", async () => {
+      const result = await verificationProvider.check!(
+        {},
+        { domainId: 0, checks: ["spf", "DKIM", "spf"], timeoutSeconds: 0 },
+      );
+      expect(result.failures).toEqual([
+        { property: "domainId", reason: "must be a positive whole number, not 0" },
+        { property: "checks", reason: 'has the text "DKIM"; checks are spf, dkim, mx, returnPath' },
+        { property: "timeoutSeconds", reason: "must be between 1 and 7200 seconds, not 0" },
+      ]);
+      expect((await verificationProvider.check!({}, { domainId: 1, checks: [] })).failures).toEqual([
+        { property: "checks", reason: "must name at least one of spf, dkim, mx, returnPath" },
+      ]);
+      expect(
+        (await verificationProvider.check!({}, { domainId: 1, timeoutSeconds: 10, pollIntervalSeconds: 30 }))
+          .failures,
+      ).toEqual([{ property: "pollIntervalSeconds", reason: "must not be longer than timeoutSeconds (10)" }]);
+    });
+
+    it("lets unknown values through", async () => {
+      expect(
+        (await verificationProvider.check!({}, { domainId: UNKNOWN, checks: ["spf", UNKNOWN] })).failures,
+      ).toEqual([]);
+    });
+  });
+
+  describe("diff", () => {
+    const verified = { ...inputs(1), verified: true };
+
+    it("sees no change for a verified domain with the same inputs", async () => {
+      expect(await verificationProvider.diff!("1", verified, inputs(1, { __provider: "new text" }))).toEqual({
+        changes: false,
+        replaces: [],
+      });
+    });
+
+    it("waits again when the last result was not verified", async () => {
+      expect(await verificationProvider.diff!("1", { ...verified, verified: false }, inputs(1))).toEqual({
+        changes: true,
+        replaces: [],
+      });
+    });
+
+    it("waits again when the checks change, and replaces for another domain", async () => {
+      expect(await verificationProvider.diff!("1", verified, inputs(1, { checks: ["spf"] }))).toEqual({
+        changes: true,
+        replaces: [],
+      });
+      expect(await verificationProvider.diff!("1", verified, inputs(2))).toEqual({
+        changes: true,
+        replaces: ["domainId"],
+      });
+    });
+  });
+
+  it("completes once the records are published, with one check per poll and progress lines", async () => {
+    const domain = await newDomain();
+    setTimeout(() => void publishRecords(emulator(), domain.records), 1500); // valid 1.5 s in
+    emulator().requests.clear();
+    const { id, outs } = await verificationProvider.create(inputs(domain.id));
+    expect(id).toBe(String(domain.id));
+    expect(outs).toEqual({
+      domainId: domain.id,
+      checks: ["spf", "dkim", "mx", "returnPath"],
+      timeoutSeconds: 10,
+      pollIntervalSeconds: 1,
+      verified: true,
+      spfStatus: "OK",
+      spfError: null,
+      dkimStatus: "OK",
+      dkimError: null,
+      mxStatus: "OK",
+      mxError: null,
+      returnPathStatus: "OK",
+      returnPathError: null,
+    });
+    const checks = emulator().requests.count("domains/check");
+    expect(checks).toBeGreaterThanOrEqual(2);
+    expect(logLines).toHaveLength(checks - 1); // one line per unsuccessful poll
+    expect(logLines[0]).toMatch(
+      new RegExp(
+        `^info: \\[runtime\\] ${domain.name}: waiting for SPF \\(Missing\\), DKIM \\(Missing\\), MX \\(Missing\\), Return path \\(Missing\\); \\d+s left$`,
+      ),
+    );
+  });
+
+  it("waits only for the checks asked for", async () => {
+    const domain = await newDomain();
+    await publishRecords(emulator(), only(domain.records, "spf", "dkim"));
+    const { outs } = await verificationProvider.create(inputs(domain.id, { checks: ["spf", "dkim"] }));
+    expect(outs).toMatchObject({ verified: true, spfStatus: "OK", dkimStatus: "OK", mxStatus: "Missing" });
+  });
+
+  it("fails on timeout with a table of every check, and stays in state as not verified", async () => {
+    const domain = await newDomain();
+    const dkim = domain.records.find((r) => r.purpose === "dkim")!;
+    await publishRecords(emulator(), [
+      ...only(domain.records, "spf", "mx", "return_path"),
+      { ...dkim, content: "v=DKIM1; p=WRONG;" },
+    ]);
+    const started = Date.now();
+    const error = await failure(
+      verificationProvider.create(inputs(domain.id, { timeoutSeconds: 2, pollIntervalSeconds: 1 })),
+    );
+    expect(Date.now() - started).toBeLessThan(8000); // the wait ends at its timeout, not later
+    const dkimError = `The DKIM record at ${dkim.name} does not match the record we have provided. Please check it has been copied correctly.`;
+    expect(error.message).toContain(`${domain.name} did not pass verification within 2 s (`);
+    expect(error.message).toContain("failing: dkim):");
+    expect(error.message).toContain(
+      [
+        "  check         status    service says",
+        "  SPF           OK",
+        `  DKIM          Invalid   ${dkimError}`,
+        "  MX            OK",
+        "  Return path   OK",
+      ].join("\n"),
+    );
+    // Pulumi keeps a resource whose create fails with an id: the next `up` updates it (waits again).
+    expect(error.id).toBe(String(domain.id));
+    expect(error.reasons).toEqual([error.message]);
+    expect(error.properties).toMatchObject({
+      domainId: domain.id,
+      verified: false,
+      dkimStatus: "Invalid",
+      dkimError,
+      __provider: "serialized provider text",
+    });
+  });
+
+  it("re-checks on refresh: broken records read as not verified, and the next update waits again", async () => {
+    const domain = await newDomain();
+    const ids = await publishRecords(emulator(), domain.records);
+    const { id, outs } = await verificationProvider.create(inputs(domain.id));
+    expect(outs.verified).toBe(true);
+
+    const dkimIndex = domain.records.findIndex((r) => r.purpose === "dkim");
+    await unpublishRecords(emulator(), [ids[dkimIndex]]);
+    const read = await verificationProvider.read!(id, outs);
+    expect(read.props).toMatchObject({ verified: false, dkimStatus: "Missing" });
+    expect(await verificationProvider.diff!(id, read.props, inputs(domain.id))).toEqual({
+      changes: true,
+      replaces: [],
+    });
+
+    await publishRecords(emulator(), [domain.records[dkimIndex]]);
+    const updated = await verificationProvider.update!(id, read.props, inputs(domain.id));
+    expect(updated.outs).toMatchObject({ verified: true, dkimStatus: "OK" });
+  });
+
+  it("reads as gone once the domain is deleted, and deletes without touching the service", async () => {
+    const domain = await newDomain();
+    await publishRecords(emulator(), domain.records);
+    const { id, outs } = await verificationProvider.create(inputs(domain.id));
+    await clientFor(emulator()).deleteDomain(domain.id);
+    expect(await verificationProvider.read!(id, outs)).toEqual({ id: undefined, props: {} });
+    emulator().requests.clear();
+    await verificationProvider.delete!(id, outs);
+    expect(emulator().requests.all()).toEqual([]);
+  });
+
+  it("fails at once for a domain that does not exist", async () => {
+    const error = await failure(verificationProvider.create(inputs(987654)));
+    expect(error.message).toBe("Domain 987654 does not exist on the email service: nothing to verify.");
+  });
+});
