@@ -23,18 +23,28 @@ export function cloudflareRecordArgs(
   options: { zoneId: string; ttl: number; comment: string },
 ): CloudflareRecordArgs {
   const type = record.type.toUpperCase();
-  const hostTarget = type === "CNAME" || type === "MX";
   return {
     zoneId: options.zoneId,
-    name: record.name.toLowerCase().replace(/\.$/, ""),
+    name: cloudflareName(record),
     type,
-    content:
-      type === "TXT" ? quoteTxt(record.content) : hostTarget ? record.content.toLowerCase() : record.content,
+    content: cloudflareContent(record),
     ttl: options.ttl,
     proxied: false,
     ...(type === "MX" ? { priority: record.priority ?? 10 } : {}),
     comment: options.comment,
   };
+}
+
+/** The record's name as Cloudflare returns it: the FQDN, lowercase, without a trailing dot. */
+export function cloudflareName(record: DnsRecord): string {
+  return record.name.toLowerCase().replace(/\.$/, "");
+}
+
+/** The record's content as Cloudflare stores it: TXT quoted and split, host targets lowercase. */
+export function cloudflareContent(record: DnsRecord): string {
+  const type = record.type.toUpperCase();
+  if (type === "TXT") return quoteTxt(record.content);
+  return type === "CNAME" || type === "MX" ? record.content.toLowerCase() : record.content;
 }
 
 /** Cloudflare accepts 1 (automatic) or 60 to 86400 seconds. */

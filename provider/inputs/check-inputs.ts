@@ -54,7 +54,9 @@ export function checkProperties(
 /** A positive whole number, as the service's ids are. */
 export function idSchema(): z.ZodType<number> {
   return z
-    .number({ error: (issue) => `must be a number (the service's numeric id), not ${describe(issue.input)}` })
+    .number({
+      error: (issue) => `must be a number (the service's numeric id), not ${describeValue(issue.input)}`,
+    })
     .refine((value) => Number.isSafeInteger(value) && value > 0, {
       error: (issue) => `must be a positive whole number, not ${String(issue.input)}`,
     });
@@ -63,7 +65,7 @@ export function idSchema(): z.ZodType<number> {
 /** A string checked by a name rule that returns the reason it is refused. */
 export function nameSchema(problem: (name: string) => string | undefined): z.ZodType<string> {
   return z
-    .string({ error: (issue) => `must be a string, not ${describe(issue.input)}` })
+    .string({ error: (issue) => `must be a string, not ${describeValue(issue.input)}` })
     .superRefine((value, context) => {
       const reason = problem(value);
       if (reason) context.addIssue({ code: "custom", message: reason });
@@ -73,25 +75,25 @@ export function nameSchema(problem: (name: string) => string | undefined): z.Zod
 /** One of a fixed set of values, named in the reason. */
 export function oneOfSchema<T extends string>(values: readonly T[]): z.ZodType<T> {
   return z.enum(values as unknown as [T, ...T[]], {
-    error: (issue) => `must be one of ${values.join(", ")}, not ${describe(issue.input)}`,
+    error: (issue) => `must be one of ${values.join(", ")}, not ${describeValue(issue.input)}`,
   });
 }
 
 export function booleanSchema(): z.ZodType<boolean> {
-  return z.boolean({ error: (issue) => `must be true or false, not ${describe(issue.input)}` });
+  return z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` });
 }
 
 /** A number of seconds within bounds. */
 export function secondsSchema(min: number, max: number): z.ZodType<number> {
   return z
-    .number({ error: (issue) => `must be a number of seconds, not ${describe(issue.input)}` })
+    .number({ error: (issue) => `must be a number of seconds, not ${describeValue(issue.input)}` })
     .refine((value) => Number.isFinite(value) && value >= min && value <= max, {
       error: (issue) => `must be between ${min} and ${max} seconds, not ${String(issue.input)}`,
     });
 }
 
 /** How a bad value is named in a reason: its type, and the value itself when short. */
-export function describe(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "string") return value.length <= 40 ? `the text "${value}"` : "a long text";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CheckFailure, checkProperties, describe, idSchema, secondsSchema } from "./check-inputs";
+import { CheckFailure, checkProperties, describeValue, idSchema, secondsSchema } from "./check-inputs";
 import { isUnknown } from "./unknown";
 
 /** The service's four DNS checks, by the names used in inputs. */
@@ -46,7 +46,7 @@ export function checkVerificationInputs(news: Record<string, unknown>): {
 /** A non-empty list of distinct check names; unknown elements (preview) pass through. */
 function checksSchema(): z.ZodType<string[]> {
   return z
-    .array(z.unknown(), { error: (issue) => `must be a list of checks, not ${describe(issue.input)}` })
+    .array(z.unknown(), { error: (issue) => `must be a list of checks, not ${describeValue(issue.input)}` })
     .superRefine((values, context) => {
       if (values.length === 0) {
         context.addIssue({ code: "custom", message: `must name at least one of ${CHECK_NAMES.join(", ")}` });
@@ -57,7 +57,7 @@ function checksSchema(): z.ZodType<string[]> {
         if (!(CHECK_NAMES as readonly unknown[]).includes(value)) {
           context.addIssue({
             code: "custom",
-            message: `has ${describe(value)}; checks are ${CHECK_NAMES.join(", ")}`,
+            message: `has ${describeValue(value)}; checks are ${CHECK_NAMES.join(", ")}`,
           });
         } else if (seen.has(value)) {
           context.addIssue({ code: "custom", message: `names ${String(value)} twice` });

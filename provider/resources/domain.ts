@@ -1,7 +1,7 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
-import { cloudflareRecordArgs, recordResourceName, ttlProblem } from "../dns";
+import { cloudflareContent, cloudflareName, recordResourceName, ttlProblem } from "../dns";
 import type { CheckName } from "../inputs";
 import { DomainVerification } from "./domain-verification";
 import { ServiceDomain } from "./service-domain";
@@ -96,10 +96,11 @@ export class Domain extends pulumi.ComponentResource {
     if (args.adopt && args.cloudflare) {
       pulumi.log.warn(`${name}: an adopted domain's DNS records are not known, so none are published`, this);
     }
-    this.records =
+    const published =
       args.cloudflare && !args.adopt
         ? publishRecords(name, service.dnsRecords, args.cloudflare, this)
-        : pulumi.output([]);
+        : undefined;
+    this.records = published ? published.records : pulumi.output([]);
 
     const verification =
       args.verification === false
@@ -107,7 +108,7 @@ export class Domain extends pulumi.ComponentResource {
         : new DomainVerification(
             `${name}-verification`,
             { domainId: service.domainId, ...args.verification },
-            { parent: this, dependsOn: this.records },
+            { parent: this, dependsOn: published?.dependsOn ?? [] },
           );
     this.verification = verification;
 
@@ -141,16 +142,18 @@ const SINGLE_RECORDS = [
 ] as const;
 
 /**
- * One `cloudflare.DnsRecord` per record. SPF, DKIM and return path are declared up front, so a
- * preview shows them even before the domain exists; MX records are declared once the service has
- * said how many mail hosts it has (one per host, ordered by host so names stay stable).
+ * One `cloudflare.DnsRecord` per record. SPF, DKIM and return path are declared up front with
+ * everything known filled in (zone, type, TTL, comment), so a preview shows them before the
+ * domain exists; MX records are declared once the service has said how many mail hosts it has
+ * (one per host, ordered by host so names stay stable). Returns the records, and what to give
+ * `dependsOn` so the dependency on every record shows in previews too.
  */
 function publishRecords(
   name: string,
   dnsRecords: pulumi.Output<DnsRecord[]>,
   settings: DomainCloudflareArgs,
   parent: Domain,
-): pulumi.Output<cloudflare.DnsRecord[]> {
+): { records: pulumi.Output<cloudflare.DnsRecord[]>; dependsOn: pulumi.Input<pulumi.Resource>[] } {
   const ttl = settings.ttl ?? 300;
   const problem = ttlProblem(ttl);
   if (problem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${problem}`, parent);
@@ -162,30 +165,23 @@ function publishRecords(
   const commentFor = (purpose: string) =>
     settings.comment ??
     `pulumi ${pulumi.getProject()}/${pulumi.getStack()}: email ${purpose.replace("_", " ")}`;
-  const argsFor = (record: pulumi.Output<DnsRecord>, purpose: string) =>
-    pulumi
-      .all([record, settings.zoneId, commentFor(purpose)])
-      .apply(([value, zoneId, comment]) => cloudflareRecordArgs(value, { zoneId, ttl, comment }));
 
   const single = SINGLE_RECORDS.map(({ purpose, type }) => {
-    const args = argsFor(
-      dnsRecords.apply((records) => {
-        const record = records.find((candidate) => candidate.purpose === purpose);
-        if (!record) throw new Error(`Domain ${name}: the service returned no ${purpose} record`);
-        return record;
-      }),
-      purpose,
-    );
+    const record = dnsRecords.apply((records) => {
+      const found = records.find((candidate) => candidate.purpose === purpose);
+      if (!found) throw new Error(`Domain ${name}: the service returned no ${purpose} record`);
+      return found;
+    });
     return new cloudflare.DnsRecord(
       recordResourceName(name, purpose),
       {
-        zoneId: args.zoneId,
-        name: args.name,
-        type, // known up front, so a preview shows it
-        content: args.content,
-        ttl: args.ttl,
+        zoneId: settings.zoneId,
+        name: record.apply(cloudflareName),
+        type,
+        content: record.apply(cloudflareContent),
+        ttl,
         proxied: false,
-        comment: args.comment,
+        comment: commentFor(purpose),
       },
       options,
     );
@@ -195,24 +191,29 @@ function publishRecords(
     records
       .filter((record) => record.purpose === "mx")
       .sort((a, b) => a.content.localeCompare(b.content))
-      .map((record, index) => {
-        const args = argsFor(pulumi.output(record), "mx");
-        return new cloudflare.DnsRecord(
-          recordResourceName(name, "mx", index),
-          {
-            zoneId: args.zoneId,
-            name: args.name,
-            type: "MX",
-            content: args.content,
-            ttl: args.ttl,
-            priority: args.apply((value) => value.priority ?? 10),
-            proxied: false,
-            comment: args.comment,
-          },
-          options,
-        );
-      }),
+      .map(
+        (record, index) =>
+          new cloudflare.DnsRecord(
+            recordResourceName(name, "mx", index),
+            {
+              zoneId: settings.zoneId,
+              name: cloudflareName(record),
+              type: "MX",
+              content: cloudflareContent(record),
+              ttl,
+              priority: record.priority ?? 10,
+              proxied: false,
+              comment: commentFor("mx"),
+            },
+            options,
+          ),
+      ),
   );
 
-  return mx.apply((mxRecords) => [...single, ...mxRecords]);
+  return {
+    records: mx.apply((mxRecords) => [...single, ...mxRecords]),
+    // Pulumi gathers dependencies through nested outputs and arrays: the up-front records are
+    // known in previews; the MX records join once the domain exists.
+    dependsOn: [...single, mx as unknown as pulumi.Input<pulumi.Resource>],
+  };
 }

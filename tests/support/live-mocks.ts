@@ -1,0 +1,667 @@
+import { createRequire } from "node:module";
+import * as pulumi from "@pulumi/pulumi";
+import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { Emulator } from "../../emulator";
+
+/**
+ * Programs under `pulumi.runtime.setMocks`, in two modes:
+ *
+ * - `preview` (dryRun): nothing is executed. Every registration is recorded and answered with its
+ *   inputs and no id, so ids and every output that is not an input stay unknown, as in a real
+ *   `pulumi preview`.
+ * - `live`: what `pulumi up` would do, minus the CLI. Dynamic resources are executed the way the
+ *   dynamic-provider host does it (deserialize `__provider` with require-from-string, `configure`,
+ *   `check`, `create`), `cloudflare.DnsRecord`s are POSTed to the emulator's Cloudflare stand-in
+ *   with the body the real provider sends, everything else echoes its inputs.
+ *
+ * Pulumi's runtime is process-global, so runs are strictly sequential and each one starts with a
+ * fresh `setMocks` and drains every registration before it returns.
+ */
+
+export type RunMode = "preview" | "live";
+
+/** How an unknown value (a preview's computed value) shows in recorded inputs and outputs. */
+export const UNKNOWN = "[unknown]";
+
+export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
+export const DNS_RECORD_TYPE = "cloudflare:index/dnsRecord:DnsRecord";
+export const STACK_TYPE = "pulumi:pulumi:Stack";
+
+/** One resource registration as the engine saw it. */
+export interface Registration {
+  /** Order in which the engine received the registration (1-based). */
+  seq: number;
+  /** Order in which it finished (created or failed); undefined while pending. */
+  doneSeq?: number;
+  type: string;
+  name: string;
+  urn?: string;
+  custom: boolean;
+  /** URN of the parent resource (the stack for top-level resources). */
+  parent?: string;
+  /** URNs the resource depends on: `dependsOn` plus the resources its inputs came from. */
+  dependencies: string[];
+  /** Per input property, the URNs its value came from. */
+  propertyDependencies: Record<string, string[]>;
+  /** Provider reference (`urn::id`) when one was passed explicitly. */
+  provider?: string;
+  /** Inputs with secrets unwrapped, unknowns as {@link UNKNOWN}, and `__provider` taken out. */
+  inputs: Record<string, unknown>;
+  /** Input paths (`a.b.0`) whose values were secret. */
+  secretInputs: string[];
+  /** A dynamic resource's serialized provider (the `__provider` input). */
+  serializedProvider?: string;
+  status: "pending" | "created" | "failed";
+  /**
+   * A dynamic provider's create that failed after making the object (it threw `{ id, properties,
+   * reasons }`): the engine keeps the resource in state with these, and the update fails.
+   */
+  initFailure?: { id: string; properties: Record<string, unknown>; reasons: string[] };
+  id?: string;
+  /** The state returned to the program (outputs). */
+  state?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface RunError {
+  source: "registration" | "output" | "program" | "unhandled" | "timeout";
+  /** Registration `type::name`, or the output's key. */
+  subject?: string;
+  message: string;
+}
+
+/** The body `cloudflare.DnsRecord` sends to `POST zones/{zone}/dns_records`. */
+export interface CloudflareRecordBody {
+  type?: string;
+  name?: string;
+  content?: string;
+  ttl?: number;
+  proxied?: boolean;
+  priority?: number;
+  comment?: string;
+}
+
+export interface RunOptions {
+  mode: RunMode;
+  /** Required for `live`: where dynamic providers and DnsRecords go. */
+  emulator?: Emulator;
+  /**
+   * Stack config as the engine passes it to providers' `configure` and to the program's
+   * `pulumi.Config` (`namespace:key` → string). In `live` mode `emailDelivery:baseUrl` and
+   * `emailDelivery:apiKey` default to the emulator's; pass `undefined` for a key to leave it out.
+   */
+  config?: Record<string, string | undefined>;
+  /** Config keys to mark secret for the program. @default ["emailDelivery:apiKey", "emailDelivery:masterKey"] */
+  secretConfigKeys?: string[];
+  /** @default "email-delivery" */
+  project?: string;
+  /** @default "test" */
+  stack?: string;
+  /** Gives up waiting for registrations after this long and reports what is pending. @default 20000 */
+  timeoutMs?: number;
+  hooks?: {
+    /** Alters a DnsRecord's body before it is written to the stand-in (e.g. to corrupt DKIM). */
+    cloudflareRecord?: (body: CloudflareRecordBody, registration: Registration) => CloudflareRecordBody;
+    /** Answers a registration instead of the built-in behaviour; return undefined to fall through. */
+    newResource?: (
+      args: pulumi.runtime.MockResourceArgs,
+      registration: Registration,
+    ) =>
+      pulumi.runtime.MockResourceResult | undefined | Promise<pulumi.runtime.MockResourceResult | undefined>;
+  };
+}
+
+export interface ProgramRun<K extends string> {
+  /** The program's outputs, resolved to plain values ({@link UNKNOWN} where unknown); absent when failed. */
+  outputs: Partial<Record<K, unknown>>;
+  registrations: Registration[];
+  errors: RunError[];
+  /** Lines dynamic providers logged through `pulumi.log` (they run outside jest's console). */
+  providerLogs: string[];
+  /** Registrations of a type (a full token, or a dynamic resource's `module:Type`). */
+  ofType(type: string): Registration[];
+  /** The registration of a type with a name; throws if absent. */
+  get(type: string, name: string): Registration;
+  /** Whether `dependent` depends on `dependency`, directly or through its inputs. */
+  dependsOn(dependent: Registration, dependency: Registration): boolean;
+}
+
+export type Program<K extends string> = () => Record<K, unknown> | Promise<Record<K, unknown>>;
+
+// --- Node-realm helpers ---------------------------------------------------------------------------
+
+// The provider host evaluates `__provider` with require-from-string, i.e. in Node's own module
+// system and realm, not jest's sandbox; load it the same way (from @pulumi/pulumi, as the host does).
+const hostRequire = createRequire(require.resolve("@pulumi/pulumi/cmd/dynamic-provider"));
+const requireFromString = hostRequire("require-from-string") as (code: string, filename?: string) => unknown;
+// Inputs reach a provider as plain objects of the host's realm; parse them there so that
+// `instanceof Array` inside a provider behaves as it does under the engine.
+const nodeRealm = requireFromString("module.exports = { JSON, console, process };") as {
+  JSON: JSON;
+  console: Console;
+  // jest gives tests a copy of `process`; rejection events are emitted on the real one.
+  process: NodeJS.Process;
+};
+
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+interface DynamicProvider {
+  configure?(req: {
+    config: { get(key: string): string | undefined; require(key: string): string };
+  }): Promise<void>;
+  check?(
+    olds: Record<string, unknown>,
+    news: Record<string, unknown>,
+  ): Promise<{ inputs?: Record<string, unknown>; failures?: { property: string; reason: string }[] }>;
+  create(inputs: Record<string, unknown>): Promise<{ id: string; outs?: Record<string, unknown> }>;
+}
+
+/** Internal (untyped) runtime call that `pulumi up` itself uses to wait for outstanding registrations. */
+const runtimeInternals = pulumi.runtime as unknown as { waitForRPCs(): Promise<void> };
+
+/** Output internals the runtime itself uses to read a value without `apply` (which skips unknowns). */
+interface OutputInternals {
+  promise(withUnknowns?: boolean): Promise<unknown>;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Strips secret wrappers and replaces unknowns, noting which paths were secret. */
+function plainValue(value: unknown, secrets: string[] = [], path = ""): unknown {
+  if (pulumi.isUnknown(value)) return UNKNOWN;
+  if (Array.isArray(value)) return value.map((item, i) => plainValue(item, secrets, join(path, String(i))));
+  if (isRecord(value)) {
+    if (value[SECRET_SIG_KEY] === SECRET_SIG) {
+      secrets.push(path);
+      return plainValue(value.value, secrets, path);
+    }
+    const result: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) result[key] = plainValue(item, secrets, join(path, key));
+    return result;
+  }
+  return value;
+}
+const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+
+/** The sentinel the engine sends a provider for a value unknown at preview. */
+const RPC_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** A value as the provider host receives it: secrets unwrapped, unknowns as the RPC sentinel. */
+function rpcValue(value: unknown): unknown {
+  if (pulumi.isUnknown(value)) return RPC_UNKNOWN;
+  if (Array.isArray(value)) return value.map(rpcValue);
+  if (isRecord(value)) {
+    if (value[SECRET_SIG_KEY] === SECRET_SIG) return rpcValue(value.value);
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, rpcValue(item)]));
+  }
+  return value;
+}
+
+/**
+ * What crosses the gRPC boundary: `Struct.fromJavaScript(x).toJavaScript()`, exactly as the host
+ * converts a provider's results. It also rejects `undefined` values ("Unexpected struct type."),
+ * which a real host would reject too.
+ */
+const throughStruct = (value: Record<string, unknown>): Record<string, unknown> =>
+  Struct.fromJavaScript(value as Parameters<typeof Struct.fromJavaScript>[0]).toJavaScript();
+
+const errorMessage = (error: unknown): string =>
+  error instanceof Error || (isRecord(error) && typeof error.message === "string")
+    ? String((error as { message: unknown }).message)
+    : String(error);
+
+// --- the run --------------------------------------------------------------------------------------
+
+let running = false;
+
+/** Runs `program` under mocks and returns its resolved outputs, the registrations and the errors. */
+export async function runProgram<K extends string>(
+  program: Program<K>,
+  options: RunOptions,
+): Promise<ProgramRun<K>> {
+  if (running)
+    throw new Error("runProgram: Pulumi's mock runtime is process-global; await one run at a time");
+  if (options.mode === "live" && !options.emulator)
+    throw new Error("runProgram: live mode needs an emulator");
+  running = true;
+  const run = new Run(options);
+  try {
+    return await run.execute(program);
+  } finally {
+    run.dispose();
+    running = false;
+  }
+}
+
+class Run {
+  readonly registrations: Registration[] = [];
+  readonly errors: RunError[] = [];
+  readonly providerLogs: string[] = [];
+  private readonly config: Record<string, string>;
+  private readonly providers = new Map<string, Promise<DynamicProvider>>();
+  private current: Registration | undefined;
+  private pending = 0;
+  /** Resolves at the first failure (failed registration or unhandled runtime error). */
+  private readonly failed: Promise<void>;
+  private fail: () => void = () => undefined;
+  private doneCounter = 0;
+  private restore: (() => void)[] = [];
+
+  constructor(private readonly options: RunOptions) {
+    this.failed = new Promise((resolve) => {
+      this.fail = resolve;
+    });
+    const emulator = options.emulator;
+    const defaults: Record<string, string | undefined> =
+      options.mode === "live" && emulator
+        ? { "emailDelivery:baseUrl": emulator.emailApi.url, "emailDelivery:apiKey": emulator.emailApi.apiKey }
+        : {};
+    const merged = { ...defaults, ...options.config };
+    this.config = Object.fromEntries(
+      Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
+  }
+
+  async execute<K extends string>(program: Program<K>): Promise<ProgramRun<K>> {
+    const { mode } = this.options;
+    await pulumi.runtime.setMocks(
+      {
+        newResource: (args) => this.newResource(args),
+        call: (args) => {
+          this.errors.push({
+            source: "program",
+            subject: args.token,
+            message: `unexpected invoke ${args.token}`,
+          });
+          return {};
+        },
+      },
+      this.options.project ?? "email-delivery",
+      this.options.stack ?? "test",
+      mode === "preview",
+    );
+    // A program's own `pulumi.Config` sees the same stack config as the providers.
+    pulumi.runtime.setAllConfig(
+      this.config,
+      (this.options.secretConfigKeys ?? ["emailDelivery:apiKey", "emailDelivery:masterKey"]).filter(
+        (key) => key in this.config,
+      ),
+    );
+    this.wrapMonitor();
+    this.captureUnhandled();
+    this.captureProviderLogs();
+
+    const outputs: Partial<Record<K, unknown>> = {};
+    const work = (async () => {
+      let returned: Record<K, unknown> | undefined;
+      // The stack resource parents top-level resources as under `pulumi up`; the program's
+      // outputs are resolved one by one so that one failure does not hide the others.
+      try {
+        await pulumi.runtime.runInPulumiStack(async () => {
+          returned = await program();
+          return undefined;
+        });
+      } catch (error) {
+        this.errors.push({ source: "program", message: errorMessage(error) });
+      }
+      const resolving = Object.entries(returned ?? {}).map(async ([key, value]) => {
+        try {
+          const resolved = await (pulumi.output(value) as unknown as OutputInternals).promise(true);
+          outputs[key as K] = plainValue(resolved);
+        } catch (error) {
+          this.errors.push({ source: "output", subject: key, message: errorMessage(error) });
+        }
+      });
+      // After a failure some outputs never resolve (a resource whose inputs failed is never
+      // registered), as under the engine, which stops the program: stop once nothing moves.
+      const allResolved = Promise.all(resolving).then(() => true);
+      const stalled = this.failed.then(() => this.drain()).then(() => false);
+      if (!(await Promise.race([allResolved, stalled]))) {
+        const missing = Object.keys(returned ?? {}).filter(
+          (key) => !(key in outputs) && !this.errors.some((e) => e.source === "output" && e.subject === key),
+        );
+        for (const key of missing) {
+          this.errors.push({ source: "output", subject: key, message: "never resolved: the program failed" });
+        }
+      }
+      await this.drain();
+    })();
+
+    const timeoutMs = this.options.timeoutMs ?? 20000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    });
+    const outcome = await Promise.race([work.then(() => "done" as const), timedOut]);
+    clearTimeout(timer);
+    // Unhandled rejections (and their `rejectionHandled` counterparts) are reported after the
+    // microtask queue drains: let them arrive while this run still listens.
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    if (outcome === "timeout") {
+      const stuck = this.registrations
+        .filter((r) => r.status === "pending")
+        .map((r) => `${r.type}::${r.name}`);
+      this.errors.push({
+        source: "timeout",
+        message: `run did not finish within ${timeoutMs} ms; pending registrations: ${stuck.join(", ") || "none"}`,
+      });
+    }
+
+    const registrations = [...this.registrations];
+    const find = (type: string) => (r: Registration) =>
+      r.type === type || (r.type.startsWith(`${DYNAMIC_TYPE_PREFIX}/`) && r.type.endsWith(`/${type}`));
+    return {
+      outputs,
+      registrations,
+      errors: [...this.errors],
+      providerLogs: [...this.providerLogs],
+      ofType: (type) => registrations.filter(find(type)),
+      get: (type, name) => {
+        const found = registrations.find((r) => find(type)(r) && r.name === name);
+        if (!found) {
+          const known = registrations.map((r) => `${r.type}::${r.name}`).join(", ");
+          throw new Error(`no registration ${type}::${name}; registered: ${known}`);
+        }
+        return found;
+      },
+      dependsOn: (dependent, dependency) =>
+        dependency.urn !== undefined &&
+        (dependent.dependencies.includes(dependency.urn) ||
+          Object.values(dependent.propertyDependencies).some((urns) => urns.includes(dependency.urn!))),
+    };
+  }
+
+  dispose(): void {
+    for (const undo of this.restore.reverse()) undo();
+    this.restore = [];
+  }
+
+  /**
+   * Waits until no registration is in flight and the runtime's RPC queue is empty, twice in a row
+   * across a macrotask: resources created inside `apply` start only after earlier ones resolve.
+   */
+  private async drain(): Promise<void> {
+    let quietRounds = 0;
+    let lastCount = -1;
+    while (quietRounds < 2) {
+      await runtimeInternals.waitForRPCs();
+      await new Promise((resolve) => setImmediate(resolve));
+      const quiet = this.pending === 0 && this.registrations.length === lastCount;
+      quietRounds = quiet ? quietRounds + 1 : 0;
+      lastCount = this.registrations.length;
+    }
+  }
+
+  /**
+   * The mock API hides parents and dependencies; wrap the mock monitor's `registerResource` to read
+   * them from the request. The monitor calls `newResource` synchronously, so `current` pairs them.
+   */
+  private wrapMonitor(): void {
+    type Callback = (error: unknown, response?: { getUrn(): string }) => void;
+    interface RegisterRequest {
+      getType(): string;
+      getName(): string;
+      getCustom(): boolean;
+      getParent(): string;
+      getProvider(): string;
+      getDependenciesList(): string[];
+      getPropertydependenciesMap(): {
+        forEach(fn: (deps: { getUrnsList(): string[] }, key: string) => void): void;
+      };
+    }
+    interface Monitor {
+      registerResource(req: RegisterRequest, callback: Callback): Promise<void>;
+    }
+    const monitor = pulumi.runtime.getMonitor() as unknown as Monitor;
+    const original = monitor.registerResource.bind(monitor);
+    monitor.registerResource = (req, callback) => {
+      const propertyDependencies: Record<string, string[]> = {};
+      req.getPropertydependenciesMap().forEach((deps, key) => {
+        propertyDependencies[key] = deps.getUrnsList();
+      });
+      const registration: Registration = {
+        seq: this.registrations.length + 1,
+        type: req.getType(),
+        name: req.getName(),
+        custom: req.getCustom(),
+        parent: req.getParent() || undefined,
+        dependencies: req.getDependenciesList(),
+        propertyDependencies,
+        provider: req.getProvider() || undefined,
+        inputs: {},
+        secretInputs: [],
+        status: "pending",
+      };
+      this.registrations.push(registration);
+      this.pending += 1;
+      this.current = registration;
+      try {
+        return original(req, (error, response) => {
+          this.pending -= 1;
+          registration.doneSeq = ++this.doneCounter;
+          if (error) {
+            registration.status = "failed";
+            registration.error = errorMessage(error);
+            this.errors.push({
+              source: "registration",
+              subject: `${registration.type}::${registration.name}`,
+              message: registration.error,
+            });
+            this.fail();
+          } else {
+            registration.status = "created";
+            registration.urn = response?.getUrn();
+          }
+          callback(error, response);
+        });
+      } finally {
+        this.current = undefined;
+      }
+    };
+  }
+
+  private captureUnhandled(): void {
+    // A failed registration rejects outputs nobody may await; keep those as errors, not crashes.
+    // The runtime rethrows a resource's preparation error (e.g. an input from a failed resource)
+    // from a promise nobody awaits; under the engine that ends the program. Record it and mark the
+    // promise handled, so jest (which tracks it until `rejectionHandled`) does not fail the test.
+    const onRejection = (reason: unknown, promise: Promise<unknown>) => {
+      // One failure rejects a chain of wrapper promises: record each message once.
+      const message = errorMessage(reason);
+      if (!this.errors.some((e) => e.source === "unhandled" && e.message === message)) {
+        this.errors.push({ source: "unhandled", message });
+      }
+      this.fail();
+      promise.catch(() => undefined);
+    };
+    nodeRealm.process.on("unhandledRejection", onRejection);
+    this.restore.push(() => nodeRealm.process.off("unhandledRejection", onRejection));
+  }
+
+  private captureProviderLogs(): void {
+    // Providers log through their own copy of @pulumi/pulumi, which, with no engine, writes to
+    // Node's console (not jest's): collect those lines for the test instead of printing them.
+    const target = nodeRealm.console;
+    for (const method of ["log", "warn", "error"] as const) {
+      const original = target[method];
+      target[method] = (...args: unknown[]) => {
+        this.providerLogs.push(args.map(String).join(" "));
+      };
+      this.restore.push(() => {
+        target[method] = original;
+      });
+    }
+  }
+
+  private async newResource(
+    args: pulumi.runtime.MockResourceArgs,
+  ): Promise<pulumi.runtime.MockResourceResult> {
+    const registration = this.current ?? this.orphan(args);
+    const raw = args.inputs as Record<string, unknown>;
+    const secretInputs: string[] = [];
+    const inputs = plainValue(raw, secretInputs) as Record<string, unknown>;
+    if (typeof inputs.__provider === "string") registration.serializedProvider = inputs.__provider;
+    delete inputs.__provider;
+    registration.inputs = inputs;
+    registration.secretInputs = secretInputs;
+
+    const result = await this.answer(args, registration, raw);
+    registration.id = result.id;
+    registration.state = plainValue(result.state) as Record<string, unknown>;
+    delete registration.state.__provider;
+    return result;
+  }
+
+  /** A registration the wrapper did not see (e.g. a `get`): recorded without parent or dependencies. */
+  private orphan(args: pulumi.runtime.MockResourceArgs): Registration {
+    const registration: Registration = {
+      seq: this.registrations.length + 1,
+      type: args.type,
+      name: args.name,
+      custom: args.custom ?? true,
+      dependencies: [],
+      propertyDependencies: {},
+      inputs: {},
+      secretInputs: [],
+      status: "created",
+    };
+    this.registrations.push(registration);
+    return registration;
+  }
+
+  private async answer(
+    args: pulumi.runtime.MockResourceArgs,
+    registration: Registration,
+    raw: Record<string, unknown>,
+  ): Promise<pulumi.runtime.MockResourceResult> {
+    const hooked = await this.options.hooks?.newResource?.(args, registration);
+    if (hooked) return hooked;
+    if (this.options.mode === "preview") {
+      // A preview runs the dynamic providers' check (with unknowns as the engine sends them), so a
+      // bad input fails there; nothing is created. No id: Pulumi shows it as unknown, and so is
+      // every output the inputs do not cover.
+      if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) await this.checkDynamic(raw);
+      return { id: undefined, state: raw };
+    }
+    if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.createDynamic(registration, raw);
+    if (args.type === DNS_RECORD_TYPE) return this.createDnsRecord(registration);
+    return { id: args.custom ? `${args.name}-id` : undefined, state: raw };
+  }
+
+  /** What a preview asks the dynamic-provider host: check only, with unknowns as RPC sentinels. */
+  private async checkDynamic(raw: Record<string, unknown>): Promise<void> {
+    const news = nodeRealm.JSON.parse(JSON.stringify(rpcValue(raw))) as Record<string, unknown>;
+    if (typeof news.__provider !== "string") return;
+    const provider = await this.provider(news.__provider);
+    const failures = (await provider.check?.({}, news))?.failures ?? [];
+    if (failures.length > 0) throw new Error(failures.map((f) => `${f.property}: ${f.reason}`).join("; "));
+  }
+
+  /** What the dynamic-provider host does for a new resource: configure once, check, create. */
+  private async createDynamic(
+    registration: Registration,
+    raw: Record<string, unknown>,
+  ): Promise<pulumi.runtime.MockResourceResult> {
+    // The engine strips secrets before calling the host (it does not accept secrets).
+    const news = nodeRealm.JSON.parse(JSON.stringify(plainValue(raw))) as Record<string, unknown>;
+    const text = news.__provider;
+    if (typeof text !== "string") throw new Error(`${registration.name}: no __provider input`);
+    const provider = await this.provider(text);
+
+    let inputs = news;
+    if (provider.check) {
+      const checked = await provider.check({}, news);
+      const failures = checked.failures ?? [];
+      if (failures.length > 0) {
+        throw new Error(failures.map((f) => `${f.property}: ${f.reason}`).join("; "));
+      }
+      inputs = { ...(checked.inputs ?? news), __provider: text };
+      inputs = nodeRealm.JSON.parse(JSON.stringify(throughStruct(inputs))) as Record<string, unknown>;
+    }
+    let created: Awaited<ReturnType<DynamicProvider["create"]>>;
+    try {
+      created = await provider.create(inputs);
+    } catch (error) {
+      // As the host's grpcResponseFromError: an error with an id is an initialization failure.
+      if (isRecord(error) && typeof error.id === "string" && error.id) {
+        const properties = isRecord(error.properties) ? error.properties : {};
+        registration.initFailure = {
+          id: error.id,
+          properties: plainValue(throughStruct(properties)) as Record<string, unknown>,
+          reasons: Array.isArray(error.reasons) ? error.reasons.map(String) : [],
+        };
+        delete registration.initFailure.properties.__provider;
+      }
+      throw new Error(errorMessage(error), { cause: error });
+    }
+    const state = throughStruct({ ...created.outs, __provider: text });
+    return { id: created.id, state };
+  }
+
+  private provider(text: string): Promise<DynamicProvider> {
+    // As the host: deserialized and configured once per distinct text (per process = per run here).
+    let provider = this.providers.get(text);
+    if (!provider) {
+      provider = (async () => {
+        const module = requireFromString(text) as { handler(): DynamicProvider };
+        const instance = module.handler();
+        const project = this.options.project ?? "email-delivery";
+        const get = (key: string) => this.config[key.includes(":") ? key : `${project}:${key}`];
+        await instance.configure?.({
+          config: {
+            get,
+            require: (key) => {
+              const value = get(key);
+              if (value === undefined) throw new Error(`Missing required configuration key: ${key}`);
+              return value;
+            },
+          },
+        });
+        return instance;
+      })();
+      this.providers.set(text, provider);
+    }
+    return provider;
+  }
+
+  /** POSTs the record as `cloudflare.DnsRecord` would and returns the state the provider would keep. */
+  private async createDnsRecord(registration: Registration): Promise<pulumi.runtime.MockResourceResult> {
+    const cloudflare = this.options.emulator!.cloudflare;
+    const inputs = registration.inputs;
+    let body: CloudflareRecordBody = {};
+    for (const key of ["comment", "content", "name", "priority", "proxied", "ttl", "type"] as const) {
+      if (inputs[key] !== undefined && inputs[key] !== null)
+        (body as Record<string, unknown>)[key] = inputs[key];
+    }
+    body = this.options.hooks?.cloudflareRecord?.(body, registration) ?? body;
+    const response = await fetch(`${cloudflare.url}/zones/${String(inputs.zoneId)}/dns_records`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${cloudflare.apiToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const reply = (await response.json()) as {
+      success: boolean;
+      errors: { code: number; message: string }[];
+      result: Record<string, unknown> | null;
+    };
+    if (!response.ok || !reply.success || !reply.result) {
+      const reasons = reply.errors.map((e) => `${e.code} ${e.message}`).join("; ");
+      throw new Error(`Cloudflare POST dns_records ${response.status}: ${reasons}`);
+    }
+    const result = reply.result;
+    // Inputs as planned plus what the provider computes from the API's answer.
+    const state: Record<string, unknown> = {
+      ...inputs,
+      proxiable: result.proxiable,
+      createdOn: result.created_on,
+      modifiedOn: result.modified_on,
+      meta: JSON.stringify(result.meta ?? {}),
+      settings: result.settings ?? {},
+      tags: result.tags ?? [],
+      ...(result.comment_modified_on !== undefined && { commentModifiedOn: result.comment_modified_on }),
+    };
+    return { id: String(result.id), state };
+  }
+}
