@@ -6,9 +6,10 @@ import { Emulator } from "../../emulator";
 /**
  * Programs under `pulumi.runtime.setMocks`, in two modes:
  *
- * - `preview` (dryRun): nothing is executed. Every registration is recorded and answered with its
- *   inputs and no id, so ids and every output that is not an input stay unknown, as in a real
- *   `pulumi preview`.
+ * - `preview` (dryRun): nothing is created. Dynamic resources' `check` runs (with unknowns as the
+ *   engine sends them), so bad inputs fail as in a real preview; every registration is recorded
+ *   and answered with its inputs and no id, so ids and every output that is not an input stay
+ *   unknown, as in a real `pulumi preview`.
  * - `live`: what `pulumi up` would do, minus the CLI. Dynamic resources are executed the way the
  *   dynamic-provider host does it (deserialize `__provider` with require-from-string, `configure`,
  *   `check`, `create`), `cloudflare.DnsRecord`s are POSTed to the emulator's Cloudflare stand-in
