@@ -74,7 +74,13 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
         // The answer carrying the records was lost. The client proved the domain was made by this
         // call and nothing uses it yet, so delete it and make it again: the create's answer is the
         // only place the records appear. Give up after a few tries, leaving nothing behind.
-        await client.deleteDomain(created.domain.id);
+        await client.deleteDomain(created.domain.id).catch((error: Error) => {
+          throw new Error(
+            `Domain ${inputs.name}: the service's answer to create was lost, and deleting the domain it made ` +
+              `(id ${created.domain.id}) to create it again failed: ${error.message} Delete it on the service and run \`pulumi up\` again.`,
+            { cause: error },
+          );
+        });
         if (attempt === MAX_CREATES) {
           throw new Error(
             `Domain ${inputs.name}: the service's answer to create was lost ${MAX_CREATES} times in a row, so its DNS records ` +

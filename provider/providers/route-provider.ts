@@ -76,7 +76,7 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
     // A route whose domain is gone is gone too (the service deletes a domain's routes with it).
     if (!route || !domains.some((domain) => domain.id === route.domainId))
       return { id: undefined, props: {} };
-    const outs = routeOutputs(route, { adopt: state.adopt ?? false });
+    const outs = routeOutputs(route, { ...state, adopt: state.adopt ?? false });
     const inputs = { ...pickInputs(outs), adopt: outs.adopt };
     return { id, props: outs, inputs };
   },
@@ -102,13 +102,21 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
   },
 };
 
-function routeOutputs(route: Route, inputs: Pick<RouteInputs, "adopt">): RouteOutputs {
+/**
+ * State from what the service returned. A service that clears the endpoint of a route whose mode
+ * does not deliver (Postal's mode words do) returns none: the requested one is kept, so the next
+ * preview does not see a change.
+ */
+function routeOutputs(
+  route: Route,
+  inputs: Pick<RouteInputs, "adopt" | "domainId" | "endpointId">,
+): RouteOutputs {
   return {
     routeId: route.id,
     uuid: route.uuid,
     name: route.name,
-    domainId: route.domainId ?? 0,
-    endpointId: route.endpointId ?? 0,
+    domainId: route.domainId ?? inputs.domainId,
+    endpointId: route.endpointId ?? inputs.endpointId,
     mode: route.mode,
     spamMode: route.spamMode,
     adopt: inputs.adopt,

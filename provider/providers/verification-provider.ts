@@ -13,6 +13,9 @@ export interface VerificationOutputs extends DomainCheck, VerificationInputs {
 
 /** Waits between polls grow to this, or to the poll interval when that is longer. */
 const MAX_POLL_INTERVAL_MS = 30_000;
+/** Bounds on one check request: the service does four DNS lookups, each up to a few seconds. */
+const MIN_CHECK_TIMEOUT_MS = 1_000;
+const MAX_CHECK_TIMEOUT_MS = 60_000;
 
 /**
  * Waits until the service's DNS checks pass for a domain. Nothing is created on the service; the
@@ -66,12 +69,18 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
 };
 
 async function verify(inputs: VerificationInputs & { __provider?: string }): Promise<VerificationOutputs> {
-  const client = serviceClient({ retry: { budgetMs: Math.min(60_000, inputs.timeoutSeconds * 1000) } });
-  const domain = (await client.listDomains()).find((candidate) => candidate.id === inputs.domainId);
+  const domain = (await serviceClient().listDomains()).find((candidate) => candidate.id === inputs.domainId);
   if (!domain)
     throw new Error(`Domain ${inputs.domainId} does not exist on the email service: nothing to verify.`);
 
-  const outcome = await waitForChecks(() => client.checkDomain(inputs.domainId), {
+  // One request per poll, never outliving the wait: a failed poll is simply "not yet", and the
+  // next poll is the retry.
+  const checkOnce = (timeLeftMs: number) =>
+    serviceClient({
+      retry: { maxAttempts: 1 },
+      checkTimeoutMs: Math.max(MIN_CHECK_TIMEOUT_MS, Math.min(MAX_CHECK_TIMEOUT_MS, timeLeftMs)),
+    }).checkDomain(inputs.domainId);
+  const outcome = await waitForChecks(checkOnce, {
     checks: inputs.checks,
     timeoutMs: inputs.timeoutSeconds * 1000,
     pollIntervalMs: inputs.pollIntervalSeconds * 1000,

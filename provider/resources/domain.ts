@@ -55,7 +55,9 @@ export interface DomainArgs {
   verification?: DomainVerificationSettings | false;
   /**
    * Take over a domain of this name that already exists on the service. Its DNS records cannot
-   * be read back from the service, so none are published for it: they are assumed to exist.
+   * be read back from the service, so none are published for it: they are assumed to exist. If
+   * no such domain exists, it is created and its records published as usual (then they appear
+   * only once the service has answered, not in a first preview).
    * @default false
    */
   adopt?: boolean;
@@ -93,13 +95,10 @@ export class Domain extends pulumi.ComponentResource {
     super("email-delivery:index:Domain", name, {}, opts);
     const service = new ServiceDomain(name, { name: args.name, adopt: args.adopt }, { parent: this });
 
-    if (args.adopt && args.cloudflare) {
-      pulumi.log.warn(`${name}: an adopted domain's DNS records are not known, so none are published`, this);
-    }
-    const published =
-      args.cloudflare && !args.adopt
-        ? publishRecords(name, service.dnsRecords, args.cloudflare, this)
-        : undefined;
+    // With `adopt`, whether records can be published is known only once the service has answered.
+    const published = args.cloudflare
+      ? publishRecords(name, service.dnsRecords, args.cloudflare, this, { upFront: !args.adopt })
+      : undefined;
     this.records = published ? published.records : pulumi.output([]);
 
     const verification =
@@ -141,18 +140,23 @@ const SINGLE_RECORDS = [
   { purpose: "return_path", type: "CNAME" },
 ] as const;
 
+/** Cloudflare's limit for comments on free plans. */
+const MAX_COMMENT_LENGTH = 100;
+
 /**
- * One `cloudflare.DnsRecord` per record. SPF, DKIM and return path are declared up front with
- * everything known filled in (zone, type, TTL, comment), so a preview shows them before the
- * domain exists; MX records are declared once the service has said how many mail hosts it has
- * (one per host, ordered by host so names stay stable). Returns the records, and what to give
- * `dependsOn` so the dependency on every record shows in previews too.
+ * One `cloudflare.DnsRecord` per record the service asks for. With `upFront`, SPF, DKIM and return
+ * path are declared at once with everything known filled in (zone, type, TTL, comment), so a
+ * preview shows them before the domain exists. The others (one MX per mail host, and any purpose
+ * a service may add) are declared once the service has answered, named by purpose and ordered
+ * by content so names stay stable. Returns the records, and what to give `dependsOn` so the
+ * dependency on every record shows in previews too.
  */
 function publishRecords(
   name: string,
   dnsRecords: pulumi.Output<DnsRecord[]>,
   settings: DomainCloudflareArgs,
   parent: Domain,
+  { upFront }: { upFront: boolean },
 ): { records: pulumi.Output<cloudflare.DnsRecord[]>; dependsOn: pulumi.Input<pulumi.Resource>[] } {
   const ttl = settings.ttl ?? 300;
   const problem = ttlProblem(ttl);
@@ -162,58 +166,82 @@ function publishRecords(
     provider: settings.provider,
     deleteBeforeReplace: true,
   };
-  const commentFor = (purpose: string) =>
-    settings.comment ??
-    `pulumi ${pulumi.getProject()}/${pulumi.getStack()}: email ${purpose.replace("_", " ")}`;
 
-  const single = SINGLE_RECORDS.map(({ purpose, type }) => {
-    const record = dnsRecords.apply((records) => {
-      const found = records.find((candidate) => candidate.purpose === purpose);
-      if (!found) throw new Error(`Domain ${name}: the service returned no ${purpose} record`);
-      return found;
-    });
-    return new cloudflare.DnsRecord(
-      recordResourceName(name, purpose),
+  const declare = (resourceName: string, purpose: string, type: string, record: pulumi.Output<DnsRecord>) =>
+    new cloudflare.DnsRecord(
+      resourceName,
       {
         zoneId: settings.zoneId,
         name: record.apply(cloudflareName),
         type,
         content: record.apply(cloudflareContent),
         ttl,
+        ...(type === "MX" ? { priority: record.apply((value) => value.priority ?? 10) } : {}),
         proxied: false,
-        comment: commentFor(purpose),
+        comment: recordComment(settings, purpose),
       },
       options,
     );
+
+  const declaredUpFront = upFront
+    ? SINGLE_RECORDS.map(({ purpose, type }) =>
+        declare(
+          recordResourceName(name, purpose),
+          purpose,
+          type,
+          dnsRecords.apply((records) => {
+            const found = records.find((candidate) => candidate.purpose === purpose);
+            if (found) return found;
+            throw new Error(
+              `Domain ${name}: no ${purpose} record is known for this domain. The service returns a domain's records ` +
+                "only when it creates the domain, so an adopted domain has none: keep `adopt: true`, or delete the " +
+                "domain on the service so the stack creates it again.",
+            );
+          }),
+        ),
+      )
+    : [];
+  const upFrontPurposes: string[] = upFront ? SINGLE_RECORDS.map((record) => record.purpose) : [];
+
+  const declaredLater = dnsRecords.apply((records) => {
+    if (records.length === 0) {
+      pulumi.log.warn(
+        `${name}: the domain was adopted, so its DNS records are not known and none are published`,
+        parent,
+      );
+    }
+    const byPurpose = new Map<string, DnsRecord[]>();
+    for (const record of records.filter((candidate) => !upFrontPurposes.includes(candidate.purpose))) {
+      byPurpose.set(record.purpose, [...(byPurpose.get(record.purpose) ?? []), record]);
+    }
+    return [...byPurpose].flatMap(([purpose, group]) =>
+      group
+        .sort((a, b) => a.content.localeCompare(b.content))
+        .map((record, index) =>
+          declare(
+            // MX records are always numbered, so a second mail host does not rename the first.
+            recordResourceName(name, purpose, purpose === "mx" || group.length > 1 ? index : undefined),
+            purpose,
+            record.type.toUpperCase(),
+            pulumi.output(record),
+          ),
+        ),
+    );
   });
 
-  const mx = dnsRecords.apply((records) =>
-    records
-      .filter((record) => record.purpose === "mx")
-      .sort((a, b) => a.content.localeCompare(b.content))
-      .map(
-        (record, index) =>
-          new cloudflare.DnsRecord(
-            recordResourceName(name, "mx", index),
-            {
-              zoneId: settings.zoneId,
-              name: cloudflareName(record),
-              type: "MX",
-              content: cloudflareContent(record),
-              ttl,
-              priority: record.priority ?? 10,
-              proxied: false,
-              comment: commentFor("mx"),
-            },
-            options,
-          ),
-      ),
-  );
-
   return {
-    records: mx.apply((mxRecords) => [...single, ...mxRecords]),
+    records: declaredLater.apply((later) => [...declaredUpFront, ...later]),
     // Pulumi gathers dependencies through nested outputs and arrays: the up-front records are
-    // known in previews; the MX records join once the domain exists.
-    dependsOn: [...single, mx as unknown as pulumi.Input<pulumi.Resource>],
+    // known in previews; the others join once the domain exists.
+    dependsOn: [...declaredUpFront, declaredLater as unknown as pulumi.Input<pulumi.Resource>],
   };
+}
+
+/** The comment given, where "" means none (Cloudflare stores it as none); else one naming the stack. */
+function recordComment(settings: DomainCloudflareArgs, purpose: string): pulumi.Input<string> {
+  if (settings.comment !== undefined) {
+    return pulumi.output(settings.comment).apply((comment) => comment || undefined) as pulumi.Output<string>;
+  }
+  const comment = `pulumi ${pulumi.getProject()}/${pulumi.getStack()}: email ${purpose.replace(/_/g, " ")}`;
+  return comment.length <= MAX_COMMENT_LENGTH ? comment : `${comment.slice(0, MAX_COMMENT_LENGTH - 1)}…`;
 }

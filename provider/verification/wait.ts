@@ -29,12 +29,12 @@ export interface WaitOutcome {
 
 /**
  * Polls the service's check until every requested check is OK or the time is up: one check
- * request per poll, waits growing from the poll interval to a cap with jitter, never sleeping past
+ * per poll (`check` is told the time left, to bound its request), waits growing from the poll interval to a cap with jitter, never sleeping past
  * the deadline (the last poll happens at it). A poll that fails transiently is logged and counts
  * as "not yet"; any other failure (auth, domain gone) ends the wait at once.
  */
 export async function waitForChecks(
-  check: () => Promise<DomainCheck>,
+  check: (timeLeftMs: number) => Promise<DomainCheck>,
   options: WaitOptions,
 ): Promise<WaitOutcome> {
   const now = options.now ?? Date.now;
@@ -48,7 +48,7 @@ export async function waitForChecks(
   for (;;) {
     polls++;
     try {
-      result = await check();
+      result = await check(deadline - now());
       lastError = undefined;
       if (failingChecks(result, options.checks).length === 0) return { result, verified: true, polls };
     } catch (error) {

@@ -135,6 +135,28 @@ describe("verificationProvider", () => {
     );
   });
 
+  it("keeps waiting through failed checks, with exactly one request per poll", async () => {
+    const domain = await newDomain();
+    await publishRecords(emulator(), domain.records);
+    emulator().faults.set([{ endpoints: "domains/check", rate503: 1, times: 2 }]);
+    emulator().requests.clear();
+    try {
+      const { outs } = await verificationProvider.create(inputs(domain.id));
+      expect(outs.verified).toBe(true);
+    } finally {
+      emulator().faults.set([]);
+    }
+    const checks = emulator()
+      .requests.all()
+      .filter((entry) => entry.endpoint === "domains/check");
+    expect(checks.map((entry) => entry.status)).toEqual([503, 503, 200]);
+    // Each failed request was a poll of its own (the client did not retry within a poll).
+    expect(logLines).toHaveLength(2);
+    expect(logLines[0]).toMatch(
+      /: the service did not answer; \d+s left \(last check: domains\/check failed \(transient\)/,
+    );
+  });
+
   it("waits only for the checks asked for", async () => {
     const domain = await newDomain();
     await publishRecords(emulator(), only(domain.records, "spf", "dkim"));

@@ -1,0 +1,129 @@
+import { Domain, Route } from "../../provider";
+import { publishRecords } from "../support/cloudflare";
+import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+import { DNS_RECORD_TYPE, runProgram } from "../support/live-mocks";
+
+/** The Domain component's options, run live against the emulator (and one preview). */
+describe("Domain options", () => {
+  const emulator = useEmulator();
+  const zoneId = () => emulator().cloudflare.zones[0].id;
+  const quick = { timeoutSeconds: 20, pollIntervalSeconds: 1 };
+  const storedFor = (name: string) =>
+    emulator().state.cloudflare.records.filter(
+      (record) => record.name === name || record.name.endsWith(`.${name}`),
+    );
+
+  it("adopt with nothing to take over: creates the domain, publishes its records, verifies", async () => {
+    const name = uniqueDomain("adopt-new");
+    const run = await runProgram(
+      () => {
+        const domain = new Domain("fresh", {
+          name,
+          cloudflare: { zoneId: zoneId() },
+          adopt: true,
+          verification: quick,
+        });
+        return { verified: domain.verified, records: domain.dnsRecords.apply((records) => records.length) };
+      },
+      { mode: "live", emulator: emulator() },
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toEqual({ verified: true, records: 5 });
+    expect(
+      run
+        .ofType(DNS_RECORD_TYPE)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(["fresh-dkim", "fresh-mx-0", "fresh-mx-1", "fresh-return-path", "fresh-spf"]);
+    expect(storedFor(name)).toHaveLength(5);
+  });
+
+  it("adopt of an existing domain: takes it over and publishes nothing", async () => {
+    const name = uniqueDomain("adopt-old");
+    const existing = await clientFor(emulator()).createDomain(name);
+    const run = await runProgram(
+      () => {
+        const domain = new Domain("taken", {
+          name,
+          cloudflare: { zoneId: zoneId() },
+          adopt: true,
+          verification: false,
+        });
+        return { domainId: domain.domainId, dnsRecords: domain.dnsRecords };
+      },
+      { mode: "live", emulator: emulator() },
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toEqual({ domainId: existing.domain.id, dnsRecords: [] });
+    expect(run.ofType(DNS_RECORD_TYPE)).toEqual([]);
+    expect(emulator().state.domains.filter((d) => d.name === name)).toHaveLength(1);
+  });
+
+  it("without cloudflare: records are only outputs, and verification passes once they are published elsewhere", async () => {
+    const name = uniqueDomain("elsewhere");
+    const run = await runProgram(
+      () => {
+        const domain = new Domain("elsewhere", { name, verification: quick });
+        // Someone else's DNS: published by hand once the domain exists, while the wait runs.
+        domain.dnsRecords.apply((records) =>
+          records.length ? publishRecords(emulator(), records) : undefined,
+        );
+        return { verified: domain.verified, dkimStatus: domain.dkimStatus };
+      },
+      { mode: "live", emulator: emulator() },
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toEqual({ verified: true, dkimStatus: "OK" });
+    expect(run.ofType(DNS_RECORD_TYPE)).toEqual([]);
+  });
+
+  it("verification: false: no waiting; routes are created at once", async () => {
+    const name = uniqueDomain("nowait");
+    emulator().requests.clear();
+    const run = await runProgram(
+      () => {
+        const domain = new Domain("nowait", { name, cloudflare: { zoneId: zoneId() }, verification: false });
+        const route = new Route("nowait-inbox", { name: "inbox", domainId: domain.domainId, endpointId: 1 });
+        return { verified: domain.verified, spfStatus: domain.spfStatus, routeDomain: route.domainId };
+      },
+      { mode: "live", emulator: emulator() },
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toEqual({
+      verified: false,
+      spfStatus: null,
+      routeDomain: emulator().state.domains.find((d) => d.name === name)!.id,
+    });
+    expect(
+      emulator()
+        .requests.all()
+        .some((entry) => entry.endpoint === "domains/check"),
+    ).toBe(false);
+    expect(storedFor(name)).toHaveLength(5);
+  });
+
+  it('sends no comment for comment: "" (Cloudflare stores an empty comment as none)', async () => {
+    const run = await runProgram(
+      () => {
+        new Domain("quiet", { name: "quiet.example.com", cloudflare: { zoneId: zoneId(), comment: "" } });
+        return {};
+      },
+      { mode: "preview", emulator: emulator() },
+    );
+    for (const record of run.ofType(DNS_RECORD_TYPE)) expect(record.inputs.comment).toBeUndefined();
+    expect(run.ofType(DNS_RECORD_TYPE)).toHaveLength(3);
+  });
+
+  it("refuses a TTL Cloudflare would refuse, at preview", async () => {
+    const run = await runProgram(
+      () => {
+        new Domain("ttl", { name: "ttl.example.com", cloudflare: { zoneId: zoneId(), ttl: 30 } });
+        return {};
+      },
+      { mode: "preview", emulator: emulator(), timeoutMs: 1500 },
+    );
+    expect(run.errors.map((error) => error.message).join("\n")).toContain(
+      "Domain ttl: cloudflare.ttl must be 1 (automatic) or a whole number of seconds from 60 to 86400, not 30",
+    );
+  });
+});
