@@ -1,7 +1,9 @@
 import { routeProvider } from "../../provider/providers";
 import { UNKNOWN } from "../../provider/inputs";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
-import { configureFor, failure } from "../support/providers";
+import { configureFor, configureRequest, failure } from "../support/providers";
+import { forgetConfig } from "../../provider/providers/connection";
+import { envelope, startScriptedServer } from "../support/scripted-server";
 
 /** routeProvider called directly, as the provider host calls it, against the emulator. */
 describe("routeProvider", () => {
@@ -194,5 +196,48 @@ describe("routeProvider", () => {
       expect(outs).toMatchObject({ endpointId: 1, spamMode: "Mark", adopt: true });
       expect(emulator().requests.counts()).toEqual({ "routes/list": 1, "routes/update": 1 });
     });
+  });
+});
+
+describe("routeProvider against a service that clears the endpoint of a non-delivering route", () => {
+  it("keeps the requested endpoint, so the next preview sees no change", async () => {
+    const route = {
+      id: 9,
+      uuid: "u",
+      name: "hold",
+      domain_id: 4,
+      endpoint_id: null,
+      mode: "Hold",
+      spam_mode: "Mark",
+    };
+    const server = await startScriptedServer([
+      { status: 200, body: envelope(route) }, // routes/create
+      { status: 200, body: envelope([route]) }, // routes/list (read)
+      { status: 200, body: envelope([{ id: 4, uuid: "d", name: "x.example.com" }]) }, // domains/list (read)
+    ]);
+    try {
+      forgetConfig();
+      await routeProvider.configure!(
+        configureRequest({
+          "emailDelivery:baseUrl": server.url,
+          "emailDelivery:apiKey": "ScriptedKey0000000000001",
+        }),
+      );
+      const wanted = {
+        name: "hold",
+        domainId: 4,
+        endpointId: 2,
+        mode: "Hold",
+        spamMode: "Mark",
+        adopt: false,
+      };
+      const { outs } = await routeProvider.create(wanted);
+      expect(outs.endpointId).toBe(2);
+      const read = await routeProvider.read!("9", outs);
+      expect(read.props).toMatchObject({ endpointId: 2, mode: "Hold" });
+      expect(await routeProvider.diff!("9", read.props, wanted)).toMatchObject({ changes: false });
+    } finally {
+      await server.close();
+    }
   });
 });
