@@ -1,6 +1,7 @@
 import { createClient, DnsRecord } from "../../provider/client";
 import { Emulator } from "../../emulator";
 import { clientFor, useEmulator } from "../support/emulator";
+import { ALL_CHECKS_OK } from "../support/checks";
 
 /**
  * The domain check end to end: records are published through the Cloudflare stand-in (as the
@@ -47,17 +48,6 @@ async function domainWithRecords(emulator: Emulator, edit: (records: DnsRecord[]
   return { client, domain, records, check: () => client.checkDomain(domain.id) };
 }
 
-const ALL_OK = {
-  spfStatus: "OK",
-  spfError: null,
-  dkimStatus: "OK",
-  dkimError: null,
-  mxStatus: "OK",
-  mxError: null,
-  returnPathStatus: "OK",
-  returnPathError: null,
-};
-
 describe("domain check through real DNS", () => {
   const emulator = useEmulator();
   const dkimHost = (records: DnsRecord[]) => records.find((r) => r.purpose === "dkim")!.name;
@@ -67,7 +57,7 @@ describe("domain check through real DNS", () => {
 
   it("reports all four OK once the records are published, and stores the statuses", async () => {
     const { check, domain, client } = await domainWithRecords(emulator());
-    expect(await check()).toEqual(ALL_OK);
+    expect(await check()).toEqual(ALL_CHECKS_OK);
     expect((await client.listDomains()).find((d) => d.id === domain.id)).toMatchObject({
       spfStatus: "OK",
       dkimStatus: "OK",
@@ -79,7 +69,7 @@ describe("domain check through real DNS", () => {
   it("SPF missing", async () => {
     const { check } = await domainWithRecords(emulator(), without("spf"));
     expect(await check()).toEqual({
-      ...ALL_OK,
+      ...ALL_CHECKS_OK,
       spfStatus: "Missing",
       spfError: "No SPF record exists for this domain",
     });
@@ -88,7 +78,7 @@ describe("domain check through real DNS", () => {
   it("SPF without the include", async () => {
     const { check } = await domainWithRecords(emulator(), replace("spf", { content: "v=spf1 a mx ~all" }));
     expect(await check()).toEqual({
-      ...ALL_OK,
+      ...ALL_CHECKS_OK,
       spfStatus: "Invalid",
       spfError: "An SPF record exists but it doesn't include spf.postal.example.com",
     });
@@ -100,7 +90,7 @@ describe("domain check through real DNS", () => {
       { ...records.find((r) => r.purpose === "dkim")!, content: "v=DKIM1; p=OTHER;" },
     ]);
     expect(await check()).toEqual({
-      ...ALL_OK,
+      ...ALL_CHECKS_OK,
       dkimStatus: "Invalid",
       dkimError: `There are 2 records for at ${dkimHost(records)}. There should only be one.`,
     });
@@ -112,7 +102,7 @@ describe("domain check through real DNS", () => {
       replace("dkim", { content: "v=DKIM1; t=s; h=sha256; p=AAAA;" }),
     );
     expect(await check()).toEqual({
-      ...ALL_OK,
+      ...ALL_CHECKS_OK,
       dkimStatus: "Invalid",
       dkimError: `The DKIM record at ${dkimHost(records)} does not match the record we have provided. Please check it has been copied correctly.`,
     });
@@ -121,7 +111,7 @@ describe("domain check through real DNS", () => {
   it("no MX", async () => {
     const { check, domain } = await domainWithRecords(emulator(), without("mx"));
     expect(await check()).toEqual({
-      ...ALL_OK,
+      ...ALL_CHECKS_OK,
       mxStatus: "Missing",
       mxError: `There are no MX records for ${domain.name}`,
     });
@@ -139,7 +129,7 @@ describe("domain check through real DNS", () => {
       },
     ]);
     expect(await check()).toEqual({
-      ...ALL_OK,
+      ...ALL_CHECKS_OK,
       mxStatus: "Missing",
       mxError: "You have MX records but none of them point to us.",
     });
@@ -150,7 +140,7 @@ describe("domain check through real DNS", () => {
       records.filter((r) => !(r.purpose === "mx" && r.content === "mx2.postal.example.com")),
     );
     expect(await check()).toEqual({
-      ...ALL_OK,
+      ...ALL_CHECKS_OK,
       mxStatus: "Invalid",
       mxError: "MX record for mx2.postal.example.com are missing and are required.",
     });
@@ -162,7 +152,7 @@ describe("domain check through real DNS", () => {
       replace("return_path", { content: "Other.Example.NET" }),
     );
     expect(await check()).toEqual({
-      ...ALL_OK,
+      ...ALL_CHECKS_OK,
       returnPathStatus: "Invalid",
       returnPathError: `There is a CNAME record at psrp.${domain.name} but it points to other.example.net which is incorrect. It should point to rp.postal.example.com.`,
     });
@@ -174,7 +164,7 @@ describe("domain check through real DNS", () => {
       emulator(),
       dnsRecords!.map((r) => ({ type: r.type, name: r.name, content: r.content, priority: r.priority })),
     );
-    expect(await clientFor(emulator()).checkDomain(domain.id)).toEqual(ALL_OK);
+    expect(await clientFor(emulator()).checkDomain(domain.id)).toEqual(ALL_CHECKS_OK);
   });
 });
 
@@ -191,6 +181,6 @@ describe("domain check with a DKIM record longer than 255 bytes", () => {
     await publish(emulator(), dnsRecords!.map(asCloudflare));
     const stored = emulator().state.cloudflare.records.find((r) => r.name === dkim.name.toLowerCase())!;
     expect(stored.content).toBe(content);
-    expect(await client.checkDomain(domain.id)).toEqual(ALL_OK);
+    expect(await client.checkDomain(domain.id)).toEqual(ALL_CHECKS_OK);
   });
 });

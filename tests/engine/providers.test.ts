@@ -12,6 +12,7 @@ import {
   UNKNOWN,
   urnFor,
 } from "../support/provider-host";
+import { ALL_CHECKS_OK } from "../support/checks";
 
 /**
  * The engine path (issue 3, "Evidence"): the three providers serialized exactly as
@@ -411,14 +412,7 @@ describe("providers through the real dynamic-provider host", () => {
         timeoutSeconds: 30,
         pollIntervalSeconds: 1,
         verified: true,
-        spfStatus: "OK",
-        spfError: null,
-        dkimStatus: "OK",
-        dkimError: null,
-        mxStatus: "OK",
-        mxError: null,
-        returnPathStatus: "OK",
-        returnPathError: null,
+        ...ALL_CHECKS_OK,
         __provider: texts.verification,
       });
 

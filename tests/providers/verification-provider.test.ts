@@ -4,6 +4,7 @@ import type { DnsRecord } from "../../provider/client";
 import { publishRecords, unpublishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, failure } from "../support/providers";
+import { ALL_CHECKS_OK } from "../support/checks";
 
 /** verificationProvider called directly, as the provider host calls it, against the emulator. */
 describe("verificationProvider", () => {
@@ -116,14 +117,7 @@ describe("verificationProvider", () => {
       timeoutSeconds: 10,
       pollIntervalSeconds: 1,
       verified: true,
-      spfStatus: "OK",
-      spfError: null,
-      dkimStatus: "OK",
-      dkimError: null,
-      mxStatus: "OK",
-      mxError: null,
-      returnPathStatus: "OK",
-      returnPathError: null,
+      ...ALL_CHECKS_OK,
     });
     const checks = emulator().requests.count("domains/check");
     expect(checks).toBeGreaterThanOrEqual(2);

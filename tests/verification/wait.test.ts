@@ -2,17 +2,9 @@ import type { DomainCheck } from "../../provider/client";
 import { emailApiError } from "../../provider/client";
 import { checkTable, formatDuration } from "../../provider/verification/report";
 import { waitForChecks, WaitOptions } from "../../provider/verification/wait";
+import { ALL_CHECKS_OK } from "../support/checks";
 
-const OK: DomainCheck = {
-  spfStatus: "OK",
-  spfError: null,
-  dkimStatus: "OK",
-  dkimError: null,
-  mxStatus: "OK",
-  mxError: null,
-  returnPathStatus: "OK",
-  returnPathError: null,
-};
+const OK: DomainCheck = ALL_CHECKS_OK;
 const DKIM_MISSING: DomainCheck = {
   ...OK,
   dkimStatus: "Missing",
