@@ -44,5 +44,7 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join("|")})/)`],
+  // Examples import the package by name, as users do.
+  moduleNameMapper: { "^pulumi-email-delivery$": "<rootDir>/provider/index.ts" },
   testTimeout: 30000,
 };

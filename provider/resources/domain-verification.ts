@@ -45,8 +45,12 @@ export class DomainVerification extends pulumi.dynamic.Resource {
     super(
       verificationProvider,
       name,
+      // Every output needs its key here, even when unset (see Route).
       {
-        ...args,
+        domainId: args.domainId,
+        checks: args.checks,
+        timeoutSeconds: args.timeoutSeconds,
+        pollIntervalSeconds: args.pollIntervalSeconds,
         verified: undefined,
         spfStatus: undefined,
         spfError: undefined,

@@ -53,7 +53,18 @@ export class Route extends pulumi.dynamic.Resource {
     super(
       routeProvider,
       name,
-      { ...args, routeId: undefined, uuid: undefined },
+      // Every output needs its key here, even when unset: Pulumi makes output properties only
+      // for the keys it is given.
+      {
+        name: args.name,
+        domainId: args.domainId,
+        endpointId: args.endpointId,
+        mode: args.mode,
+        spamMode: args.spamMode,
+        adopt: args.adopt,
+        routeId: undefined,
+        uuid: undefined,
+      },
       opts,
       "email-delivery",
       "Route",

@@ -23,8 +23,10 @@ export class ServiceDomain extends pulumi.dynamic.Resource {
     super(
       domainProvider,
       name,
+      // Every output needs its key here, even when unset (see Route).
       {
-        ...args,
+        name: args.name,
+        adopt: args.adopt,
         domainId: undefined,
         uuid: undefined,
         spfStatus: undefined,

@@ -1,0 +1,61 @@
+/**
+ * `npm run demo`: the basic example, end to end, against the local emulator.
+ * Finds a Pulumi CLI, starts the emulator, then preview → up → preview (must show no changes) →
+ * a table of the domain's checks and routes → destroy, and stops the emulator. State lives in a
+ * temporary local backend; nothing outside the repository's emulator is contacted.
+ */
+import { startEmulator } from "../emulator";
+import { changesIn, openDemoStack, outputsTable } from "./lifecycle";
+import { findPulumiCli, installMessage } from "./pulumi-cli";
+
+async function main(): Promise<number> {
+  const cli = await findPulumiCli();
+  if (!cli.found) {
+    console.error(installMessage(cli.reason));
+    return 1;
+  }
+  console.log(`Using the Pulumi CLI from ${cli.source}.`);
+
+  const emulator = await startEmulator();
+  console.log(
+    `Emulator: email API ${emulator.emailApi.url}, Cloudflare ${emulator.cloudflare.url}, DNS ${emulator.dns.address}`,
+  );
+  const demo = await openDemoStack(cli.command, emulator);
+  const onOutput = (text: string) => process.stdout.write(text);
+  try {
+    step("preview");
+    await demo.stack.preview({ onOutput, color: "always" });
+
+    step("up");
+    const up = await demo.stack.up({ onOutput, color: "always" });
+
+    step("preview again: nothing may change");
+    const second = await demo.stack.preview({ onOutput, color: "always" });
+    const changes = changesIn(second.changeSummary);
+    if (Object.keys(changes).length > 0) {
+      throw new Error(`the second preview wants changes (${JSON.stringify(changes)}): something drifts`);
+    }
+
+    step("result");
+    console.log(outputsTable(up.outputs));
+
+    step("destroy");
+    await demo.stack.destroy({ onOutput, color: "always" });
+    return 0;
+  } finally {
+    await demo.dispose();
+    await emulator.stop();
+  }
+}
+
+function step(title: string): void {
+  console.log(`\n=== ${title} ${"=".repeat(Math.max(0, 70 - title.length))}`);
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    console.error(`\ndemo failed: ${error.message.split("\n").slice(0, 20).join("\n")}`);
+    process.exit(1);
+  },
+);
