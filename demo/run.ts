@@ -28,6 +28,9 @@ async function main(): Promise<number> {
 
     step("up");
     const up = await demo.stack.up({ onOutput, color: "always" });
+    if (up.outputs.verified?.value !== true) {
+      throw new Error(`up finished but the domain is not verified:\n${outputsTable(up.outputs)}`);
+    }
 
     step("preview again: nothing may change");
     const second = await demo.stack.preview({ onOutput, color: "always" });

@@ -11,26 +11,33 @@ import { DNS_RECORD_TYPE, runProgram } from "../support/live-mocks";
  * their providers, DnsRecords written to the Cloudflare stand-in) against the emulator. Types are
  * checked by `npm test` too (tsc over examples/).
  */
-const EXAMPLES = path.resolve(__dirname, "../../examples");
+const ROOT = path.resolve(__dirname, "../..");
+const EXAMPLES = path.join(ROOT, "examples");
 const VERIFICATION = "email-delivery:DomainVerification";
 
 /**
- * Runs an example's index.ts afresh (modules are cached per test file otherwise). Not
+ * Runs a program afresh (modules are cached per test file otherwise). Not
  * `isolateModules`: Pulumi's closure serializer finds modules through `require.cache`, which an
  * isolated registry is not part of.
  */
-const example = (name: string) => () => {
+const program = (file: string) => () => {
   jest.resetModules();
   // A program runs when it is loaded, so it is required inside the mocked run.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require(path.join(EXAMPLES, name)) as Record<string, unknown>;
+  return require(file) as Record<string, unknown>;
 };
+const example = (name: string) => program(path.join(EXAMPLES, name));
 
-/** A stack file's config, as `pulumi` would read it. */
-function stackConfig(example: string, stack: string): Record<string, string> {
+/** A project's settings file, parsed. */
+const yamlFile = (file: string) => load(readFileSync(file, "utf8")) as Record<string, unknown>;
+
+/** A stack file's config, as `pulumi` would read it (project config, then the stack's). */
+function stackConfig(projectDir: string, stack: string): Record<string, string> {
   const read = (file: string) =>
-    ((load(readFileSync(path.join(EXAMPLES, example, file), "utf8")) as { config?: Record<string, unknown> })
-      ?.config ?? {}) as Record<string, unknown>;
+    ((yamlFile(path.join(projectDir, file)) as { config?: Record<string, unknown> })?.config ?? {}) as Record<
+      string,
+      unknown
+    >;
   const merged = { ...read("Pulumi.yaml"), ...read(`Pulumi.${stack}.yaml`) };
   return Object.fromEntries(
     Object.entries(merged).map(([key, value]) => [
@@ -39,6 +46,31 @@ function stackConfig(example: string, stack: string): Record<string, string> {
     ]),
   );
 }
+
+describe("the root project", () => {
+  const emulator = useEmulator();
+
+  it("names a program file (a folder would make Pulumi load the package's entry point instead)", () => {
+    const main = yamlFile(path.join(ROOT, "Pulumi.yaml")).main as string;
+    expect(main).toMatch(/\.ts$/);
+    expect(readFileSync(path.join(ROOT, main), "utf8")).toContain('export * from "./examples/basic"');
+  });
+
+  it("runs the basic example with the local stack's settings, which match the emulator", async () => {
+    const local = stackConfig(ROOT, "local");
+    // The emulator derives a zone's id from its name: the committed id is the one it serves.
+    expect(local["email-delivery:cloudflareZoneId"]).toBe(emulator().cloudflare.zones[0].id);
+    const run = await runProgram(program(path.join(ROOT, "index.ts")), {
+      mode: "live",
+      emulator: emulator(),
+      project: "email-delivery",
+      stack: "local",
+      config: { ...local, "emailDelivery:baseUrl": emulator().emailApi.url },
+    });
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toMatchObject({ domainName: "mail.example.com", verified: true });
+  });
+});
 
 describe("examples/basic", () => {
   const emulator = useEmulator();
@@ -84,7 +116,7 @@ describe("examples/stacks", () => {
 
   /** The stack file's config, pointed at one emulator instead of the real service. */
   const configFor = (stack: string, emulator: Emulator) => ({
-    ...stackConfig("stacks", stack),
+    ...stackConfig(path.join(EXAMPLES, "stacks"), stack),
     "emailDelivery:baseUrl": emulator.emailApi.url,
     "email-delivery-stacks:cloudflareZoneId": emulator.cloudflare.zones[0].id,
     "email-delivery-stacks:endpointId": String(emulator.state.endpoints[0].id),

@@ -1,25 +1,17 @@
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
+import { cachedNpmPackageCli, pulumiOnPath } from "../../demo/pulumi-cli";
 
 /**
  * Whether a Pulumi CLI can be used here, decided synchronously (jest registers tests
- * synchronously): one on PATH, or one the `pulumi` npm package fetched before. Never downloads.
+ * synchronously) and without downloading anything: a working one on PATH (not npm's
+ * `node_modules/.bin` downloader), or one the `pulumi` npm package fetched before.
  */
 export function pulumiCliHere(): { available: boolean; reason: string } {
-  const onPath = spawnSync("pulumi", ["version"], { encoding: "utf8", timeout: 10_000 });
-  if (onPath.status === 0) return { available: true, reason: `pulumi ${onPath.stdout.trim()} on PATH` };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const version = (require("pulumi/package.json") as { version: string }).version;
-  const cached = path.join(
-    process.env.PULUMI_HOME ?? path.join(os.homedir(), ".pulumi"),
-    "versions",
-    version,
-    "bin",
-    "pulumi",
-  );
-  if (existsSync(cached)) return { available: true, reason: `pulumi ${version} fetched by the npm package` };
+  for (const bin of [pulumiOnPath(), cachedNpmPackageCli()]) {
+    if (!bin) continue;
+    const version = spawnSync(bin, ["version"], { encoding: "utf8", timeout: 30_000 });
+    if (version.status === 0) return { available: true, reason: `pulumi ${version.stdout.trim()} at ${bin}` };
+  }
   return {
     available: false,
     reason: "no Pulumi CLI on this machine (none on PATH, none fetched by the `pulumi` npm package)",
