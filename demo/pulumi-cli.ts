@@ -76,8 +76,8 @@ export function pulumiOnPath(pathValue = process.env.PATH ?? ""): string | undef
 /** A CLI the `pulumi` npm package fetched earlier, if any (found without downloading anything). */
 export function cachedNpmPackageCli(): string | undefined {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const version =
-    process.env.PULUMI_VERSION || (require("pulumi/package.json") as { version: string }).version;
+  const npmPackage = require("pulumi/package.json") as { version: string };
+  const version = process.env.PULUMI_VERSION || npmPackage.version;
   const home = process.env.PULUMI_HOME || path.join(os.homedir(), ".pulumi");
   const bin = path.join(
     home,
