@@ -35,7 +35,9 @@ const title = cli.available
     expect(code).not.toBe(0);
     expect(code).not.toBeNull(); // it ended by itself
     expect(elapsed).toBeLessThan(10_000);
-    expect(stderr).toContain("No Pulumi CLI: `pulumi` is not on PATH; it cannot be downloaded either: get.pulumi.com does not resolve (no internet?).");
+    expect(stderr).toContain(
+      "No Pulumi CLI: `pulumi` is not on PATH; it cannot be downloaded either: get.pulumi.com does not resolve (no internet?).",
+    );
     expect(stderr).toContain("curl -fsSL https://get.pulumi.com | sh");
     expect(stderr).toContain("then run `npm run demo` again");
     expect(`${stdout}\n${stderr}`).not.toMatch(/^\s+at .+\(.+:\d+:\d+\)$/m); // no stack trace
