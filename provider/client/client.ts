@@ -45,6 +45,11 @@ export interface ClientSettings {
   random?: () => number;
 }
 
+export interface ListOptions {
+  /** Reuse an answer at most this old (ms) instead of asking again. @default 0: only in-flight ones */
+  maxAgeMs?: number;
+}
+
 export interface AttemptRecord {
   operation: string;
   attempt: number;
@@ -117,9 +122,12 @@ export class EmailDeliveryClient {
 
   // ---- domains ----
 
-  /** All domains of the key's server. Concurrent calls share one request. */
-  listDomains(): Promise<readonly Domain[]> {
-    return processRuntime().lists.run(this.listKey("domains"), () => this.fetchDomains());
+  /**
+   * All domains of the key's server. Concurrent calls share one request; with `maxAgeMs`, an
+   * answer at most that old is reused (unless a write through this process came since).
+   */
+  listDomains(options: ListOptions = {}): Promise<readonly Domain[]> {
+    return processRuntime().lists.run(this.listKey("domains"), () => this.fetchDomains(), options.maxAgeMs);
   }
 
   /** Adds a domain; the answer carries the DNS records to publish. */
@@ -172,9 +180,9 @@ export class EmailDeliveryClient {
 
   // ---- routes ----
 
-  /** All routes of the key's server. Concurrent calls share one request. */
-  listRoutes(): Promise<readonly Route[]> {
-    return processRuntime().lists.run(this.listKey("routes"), () => this.fetchRoutes());
+  /** All routes of the key's server; shared and reused as `listDomains`. */
+  listRoutes(options: ListOptions = {}): Promise<readonly Route[]> {
+    return processRuntime().lists.run(this.listKey("routes"), () => this.fetchRoutes(), options.maxAgeMs);
   }
 
   async createRoute(input: CreateRouteInput): Promise<CreatedRoute> {
@@ -334,7 +342,8 @@ export class EmailDeliveryClient {
   }
 
   private schemas(): ResponseSchemas {
-    return (this.schemaCache ??= responseSchemas());
+    const runtime = processRuntime();
+    return (this.schemaCache ??= runtime.schemas ??= responseSchemas());
   }
 
   /**
@@ -498,7 +507,7 @@ export function createClient(settings: ClientSettings): EmailDeliveryClient {
 const CLOCK_SKEW_MS = 60_000;
 
 /** True when `createdAt` is no earlier than `since` (less clock skew); false when unknown. */
-function createdSince(createdAt: string | null, since: number): boolean {
+export function createdSince(createdAt: string | null, since: number): boolean {
   const time = createdAt ? Date.parse(createdAt) : NaN;
   return !Number.isNaN(time) && time >= since - CLOCK_SKEW_MS;
 }
@@ -542,9 +551,13 @@ function networkError(
   else if (NOT_SENT_CODES.includes(code)) serviceMessage = `could not connect to ${baseUrl} (${code})`;
   else serviceMessage = `the connection to ${baseUrl} failed before an answer arrived (${code})`;
   // Only the code and our own words: got's error carries the request options, headers included.
-  for (const secret of secrets)
-    if (secret && serviceMessage.includes(secret)) serviceMessage = "network error";
-  return emailApiError({ operation, kind: "transient", code, serviceMessage });
+  // The base URL is ours too, but a key pasted into it (in any letter case) must not show.
+  return emailApiError({
+    operation,
+    kind: "transient",
+    code,
+    serviceMessage: redact(serviceMessage, secrets),
+  });
 }
 
 function normalizeBaseUrl(baseUrl: string, secrets: readonly (string | undefined)[]): string {

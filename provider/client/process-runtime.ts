@@ -1,5 +1,6 @@
 import * as http from "node:http";
 import * as https from "node:https";
+import type { ResponseSchemas } from "./schemas";
 import { SingleFlight } from "./single-flight";
 
 /**
@@ -12,6 +13,8 @@ export interface ProcessRuntime {
   httpAgent: http.Agent;
   httpsAgent: https.Agent;
   lists: SingleFlight;
+  /** The response parsers, built once per process (building them costs more than a request). */
+  schemas?: ResponseSchemas;
 }
 
 /** Connections per API host at most: keeps a large refresh from opening hundreds of sockets. */
@@ -32,4 +35,9 @@ export function processRuntime(): ProcessRuntime {
     holder[slot] = runtime;
   }
   return runtime;
+}
+
+/** Forgets every shared list, in flight or reusable (benchmarks timing reads that must fetch). */
+export function forgetSharedLists(): void {
+  processRuntime().lists = new SingleFlight();
 }

@@ -58,6 +58,13 @@ export function connectionSetting(setting: Setting): string {
 }
 
 /**
+ * How old a list may be for a refresh's `read`. The provider host lives for one Pulumi command, so
+ * this only lets the reads of one refresh (which arrive over seconds, not all at once) share one
+ * list per kind; writes through the host invalidate it at once.
+ */
+export const READ_LIST_MAX_AGE_MS = 60_000;
+
+/**
  * Client settings every provider call in this process starts from, e.g. shorter retries in tests.
  * Process-wide for the same reason as the config.
  */
@@ -66,15 +73,42 @@ export function setClientDefaults(settings: Partial<ClientSettings>): void {
   holder.__pulumiEmailDeliveryClientDefaults_v1 = settings;
 }
 
-/** A client for the configured service, built per call (nothing of it is captured). */
+/** One client shared by calls without overrides, with what it was built from. */
+interface SharedClient {
+  baseUrl: string;
+  apiKey: string;
+  defaults: Partial<ClientSettings>;
+  client: EmailDeliveryClient;
+}
+
+/**
+ * A client for the configured service (nothing of it is captured by a serialized provider). Calls
+ * without overrides share one client per process while the settings stay the same: building one
+ * costs about as much as a request to a nearby service.
+ */
 export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDeliveryClient {
-  const holder = globalThis as unknown as Record<string, Partial<ClientSettings> | undefined>;
-  const defaults = holder.__pulumiEmailDeliveryClientDefaults_v1 ?? {};
-  return createClient({
+  const holder = globalThis as unknown as Record<string, unknown>;
+  const defaults = (holder.__pulumiEmailDeliveryClientDefaults_v1 ?? {}) as Partial<ClientSettings>;
+  const baseUrl = connectionSetting("baseUrl");
+  const apiKey = connectionSetting("apiKey");
+  const plain = Object.keys(overrides).length === 0;
+  const cached = holder.__pulumiEmailDeliverySharedClient_v1 as SharedClient | undefined;
+  if (plain && cached?.baseUrl === baseUrl && cached.apiKey === apiKey && cached.defaults === defaults) {
+    return cached.client;
+  }
+  const client = createClient({
     ...defaults,
-    baseUrl: connectionSetting("baseUrl"),
-    apiKey: connectionSetting("apiKey"),
+    baseUrl,
+    apiKey,
     ...overrides,
     retry: { ...defaults.retry, ...overrides.retry },
   });
+  if (plain)
+    holder.__pulumiEmailDeliverySharedClient_v1 = {
+      baseUrl,
+      apiKey,
+      defaults,
+      client,
+    } satisfies SharedClient;
+  return client;
 }

@@ -1,5 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import {
+  CreatedDomain,
+  createdSince,
   DnsRecord,
   Domain,
   EmailApiError,
@@ -8,7 +10,7 @@ import {
   sameDomainName,
 } from "../client";
 import { checkDomainInputs, DomainInputs } from "../inputs";
-import { rememberConfig, serviceClient } from "./connection";
+import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
 
 /** What a domain resource records in state (DESIGN.md, "Public surface"), plus its inputs. */
@@ -62,51 +64,58 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
       );
       if (existing) return { id: String(existing.id), outs: domainOutputs(inputs, existing, []) };
     }
-    try {
-      for (let attempt = 1; ; attempt++) {
-        const created = await client.createDomain(inputs.name);
-        if (created.dnsRecords) {
-          return {
-            id: String(created.domain.id),
-            outs: domainOutputs(inputs, created.domain, created.dnsRecords),
-          };
-        }
-        // The answer carrying the records was lost. The client proved the domain was made by this
-        // call and nothing uses it yet, so delete it and make it again: the create's answer is the
-        // only place the records appear. Give up after a few tries, leaving nothing behind.
-        await client.deleteDomain(created.domain.id).catch((error: Error) => {
-          throw new Error(
-            `Domain ${inputs.name}: the service's answer to create was lost, and deleting the domain it made ` +
-              `(id ${created.domain.id}) to create it again failed: ${error.message} Delete it on the service and run \`pulumi up\` again.`,
-            { cause: error },
-          );
-        });
-        if (attempt === MAX_CREATES) {
-          throw new Error(
-            `Domain ${inputs.name}: the service's answer to create was lost ${MAX_CREATES} times in a row, so its DNS records ` +
-              "are unknown; the domain was deleted again. Run `pulumi up` again.",
-          );
-        }
+    const startedAt = Date.now();
+    // Set once a request of this call may have landed without us seeing the answer: from then on
+    // a domain of this name made since the call began is this call's own.
+    let answerLost = false;
+    for (let attempt = 1; ; attempt++) {
+      let created: CreatedDomain;
+      try {
+        created = await client.createDomain(inputs.name);
+      } catch (error) {
+        if (!isAlreadyAdded(error)) throw error;
+        const existing = (await client.listDomains()).find((domain) =>
+          sameDomainName(domain.name, inputs.name),
+        );
+        if (!existing) throw error;
+        const ours =
+          (answerLost || error.outcomeUnknown === true) && createdSince(existing.createdAt, startedAt);
+        if (!ours) throw alreadyExists(inputs.name, existing, error);
+        // One of this call's own requests, given up on as lost, landed late.
+        created = { domain: existing, dnsRecords: undefined, recovered: true };
       }
-    } catch (error) {
-      if (!isAlreadyAdded(error)) throw error;
-      const existing = (await client.listDomains()).find((domain) =>
-        sameDomainName(domain.name, inputs.name),
-      );
-      if (!existing) throw error;
-      throw new Error(
-        `Domain ${inputs.name} already exists on the email service (id ${existing.id}, created ${existing.createdAt ?? "at an unknown time"}) ` +
-          "but is not in this stack's state: an earlier run may have failed after creating it, or another stack or person manages it. " +
-          "The service returns a domain's DNS records only when it creates the domain, so this stack cannot take it over with its records. " +
-          "Delete it on the service and run `pulumi up` again, or set `adopt: true` to take it over as it is (its DNS records are then yours to publish).",
-        { cause: error },
-      );
+      if (created.dnsRecords) {
+        return {
+          id: String(created.domain.id),
+          outs: domainOutputs(inputs, created.domain, created.dnsRecords),
+        };
+      }
+      answerLost = true;
+      // The answer carrying the records was lost. The domain was made by this call and nothing
+      // uses it yet, so delete it and make it again: the create's answer is the only place the
+      // records appear. Give up after a few tries, leaving nothing behind.
+      const lost = created.domain;
+      await client.deleteDomain(lost.id).catch((error: Error) => {
+        throw new Error(
+          `Domain ${inputs.name}: the service's answer to create was lost, and deleting the domain it made ` +
+            `(id ${lost.id}) to create it again failed: ${error.message} Delete it on the service and run \`pulumi up\` again.`,
+          { cause: error },
+        );
+      });
+      if (attempt === MAX_CREATES) {
+        throw new Error(
+          `Domain ${inputs.name}: the service's answer to create was lost ${MAX_CREATES} times in a row, so its DNS records ` +
+            "are unknown; the domain was deleted again. Run `pulumi up` again.",
+        );
+      }
     }
   },
 
   async read(id, props) {
     const state = props as DomainOutputs;
-    const domain = (await serviceClient().listDomains()).find((candidate) => String(candidate.id) === id);
+    const domain = (await serviceClient().listDomains({ maxAgeMs: READ_LIST_MAX_AGE_MS })).find(
+      (candidate) => String(candidate.id) === id,
+    );
     // Gone only on a definite answer: the list succeeded and the domain is not in it.
     if (!domain) return { id: undefined, props: {} };
     const inputs = { name: state.name ?? domain.name, adopt: state.adopt ?? false };
@@ -127,6 +136,17 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
     }
   },
 };
+
+/** The domain exists but this stack did not make it: say why it cannot be taken over. */
+function alreadyExists(name: string, existing: Domain, cause: unknown): Error {
+  return new Error(
+    `Domain ${name} already exists on the email service (id ${existing.id}, created ${existing.createdAt ?? "at an unknown time"}) ` +
+      "but is not in this stack's state: an earlier run may have failed after creating it, or another stack or person manages it. " +
+      "The service returns a domain's DNS records only when it creates the domain, so this stack cannot take it over with its records. " +
+      "Delete it on the service and run `pulumi up` again, or set `adopt: true` to take it over as it is (its DNS records are then yours to publish).",
+    { cause },
+  );
+}
 
 export function domainOutputs(inputs: DomainInputs, domain: Domain, dnsRecords: DnsRecord[]): DomainOutputs {
   return {

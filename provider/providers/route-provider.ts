@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { EmailApiError, EmailDeliveryClient, isEmailApiError, isObjectNotFound, Route } from "../client";
 import { checkRouteInputs, RouteInputs } from "../inputs";
-import { rememberConfig, serviceClient } from "./connection";
+import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
 import { withoutProvider } from "./domain-provider";
 
@@ -71,7 +71,8 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
     const state = props as RouteOutputs;
     const client = serviceClient();
     // Both lists are shared with every other resource's refresh in this process.
-    const [routes, domains] = await Promise.all([client.listRoutes(), client.listDomains()]);
+    const reuse = { maxAgeMs: READ_LIST_MAX_AGE_MS };
+    const [routes, domains] = await Promise.all([client.listRoutes(reuse), client.listDomains(reuse)]);
     const route = routes.find((candidate) => String(candidate.id) === id);
     // A route whose domain is gone is gone too (the service deletes a domain's routes with it).
     if (!route || !domains.some((domain) => domain.id === route.domainId))

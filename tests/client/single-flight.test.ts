@@ -48,3 +48,24 @@ describe("SingleFlight", () => {
     await expect(b2).rejects.toThrow("down");
   });
 });
+
+describe("SingleFlight with reuse", () => {
+  it("hands a settled answer to calls within the reuse window, and not after", async () => {
+    const flights = new SingleFlight();
+    let started = 0;
+    await flights.run("k", async () => ++started, 200);
+    expect(await flights.run("k", async () => ++started, 200)).toBe(1);
+    expect(await flights.run("k", async () => ++started)).toBe(2); // no reuse asked: fresh
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await flights.run("k", async () => ++started, 200)).toBe(3);
+  });
+
+  it("never reuses across a write, nor a failure", async () => {
+    const flights = new SingleFlight();
+    await flights.run("k", async () => "before", 10_000);
+    flights.invalidate("k");
+    expect(await flights.run("k", async () => "after", 10_000)).toBe("after");
+    await expect(flights.run("f", () => Promise.reject(new Error("down")), 10_000)).rejects.toThrow("down");
+    expect(await flights.run("f", async () => "up", 10_000)).toBe("up");
+  });
+});

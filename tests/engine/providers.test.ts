@@ -74,16 +74,25 @@ describe("providers through the real dynamic-provider host", () => {
   /** Every answer and error the host gave, to prove the API key is in none of them. */
   const answers: unknown[] = [];
 
-  beforeAll(async () => {
-    [texts.domain, texts.route, texts.verification] = await Promise.all(
-      [domainProvider, routeProvider, verificationProvider].map((provider) => serializeProvider(provider)),
-    );
+  /**
+   * A new Pulumi command (e.g. the `pulumi refresh` after a change made outside Pulumi): a fresh
+   * host, as the engine starts one per command, so nothing it listed before the change is reused.
+   */
+  const newCommand = async () => {
+    await host?.stop();
     host = recording(await startProviderHost(), answers);
     // As the engine sends stack config: namespaced keys, the secret one wrapped as a secret.
     await host.configure({
       "emailDelivery:baseUrl": emulator().emailApi.url,
       "emailDelivery:apiKey": rpcSecret(emulator().emailApi.apiKey),
     });
+  };
+
+  beforeAll(async () => {
+    [texts.domain, texts.route, texts.verification] = await Promise.all(
+      [domainProvider, routeProvider, verificationProvider].map((provider) => serializeProvider(provider)),
+    );
+    await newCommand();
   });
   afterAll(async () => {
     await host?.stop();
@@ -182,6 +191,7 @@ describe("providers through the real dynamic-provider host", () => {
       const { inputs } = await host.check(urn, {}, news(uniqueDomain("oob")));
       const created = await host.create(urn, inputs);
       await clientFor(emulator()).deleteDomain(Number(created.id));
+      await newCommand();
       expect(await host.read(created.id, urn, created.properties)).toMatchObject({ id: "" });
     });
   });
@@ -196,6 +206,7 @@ describe("providers through the real dynamic-provider host", () => {
       const client = clientFor(emulator());
       domainId = (await client.createDomain(uniqueDomain("route"))).domain.id;
       otherDomainId = (await client.createDomain(uniqueDomain("route"))).domain.id;
+      await newCommand(); // the domains exist before the command, as when a stack already has them
     });
 
     it("check: a failure per bad property, with a reason", async () => {
@@ -309,7 +320,10 @@ describe("providers through the real dynamic-provider host", () => {
         news({ name: "gone", domainId: ownDomain, endpointId: 1 }),
       );
       const created = await host.create(urn, inputs);
+      await newCommand(); // the domain was made outside this host
+      expect(await host.read(created.id, urn, created.properties)).toMatchObject({ id: created.id });
       await client.deleteDomain(ownDomain);
+      await newCommand();
       expect(await host.read(created.id, urn, created.properties)).toMatchObject({ id: "" });
     });
   });
