@@ -1,0 +1,562 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { AttemptRecord, isEmailApiError } from "../../provider/client";
+import { domainProvider, routeProvider } from "../../provider/providers";
+import { forgetConfig, setClientDefaults } from "../../provider/providers/connection";
+import type { DomainOutputs } from "../../provider/providers/domain-provider";
+import type { RouteOutputs } from "../../provider/providers/route-provider";
+import type { FaultRule, RequestLogEntry } from "../../emulator";
+import { uniqueDomain, useEmulator } from "../support/emulator";
+import { configureRequest } from "../support/providers";
+
+/**
+ * The fault suite (issue 5, section 2): a 200-operation scenario through the dynamic providers,
+ * called as the provider host calls them, while the emulator fails a share of requests as 429
+ * (Retry-After 0), 503, dropped connections, answers slower than the request timeout, and
+ * commit-then-drop writes. Each operation must succeed or fail with a transient error after its
+ * whole retry budget; nothing may be duplicated, reported gone while it exists, or lost.
+ */
+
+/** The client's default attempt cap: what a real `pulumi up` gets. */
+const MAX_ATTEMPTS = 6;
+/** Short, so a slow answer costs little; answers of the emulator take a few ms (DKIM keys ~10 ms). */
+const REQUEST_TIMEOUT_MS = 100;
+/** A slow answer: well past the request timeout, still applied by the emulator afterwards. */
+const SLOW_MS = 250;
+const OPERATIONS = 200;
+
+type OpKind =
+  | "domain.create"
+  | "domain.read"
+  | "domain.delete"
+  | "domain.delete-again"
+  | "route.create"
+  | "route.create-retry"
+  | "route.read"
+  | "route.update"
+  | "route.delete"
+  | "route.delete-again";
+
+interface OpRecord {
+  kind: OpKind;
+  ok: boolean;
+  attempts: number;
+  /** How the failure was classified; undefined for successes. */
+  failure?: string;
+}
+
+interface TrackedDomain {
+  id: string;
+  outs: DomainOutputs;
+}
+
+interface TrackedRoute {
+  id: string;
+  outs: RouteOutputs;
+}
+
+interface RateResult {
+  ops: OpRecord[];
+  requests: RequestLogEntry[];
+  violations: string[];
+  duplicates: string[];
+  /** Creates slower than the timeout that landed after the object their resend made was deleted. */
+  lateCreates: string[];
+}
+
+/** mulberry32, as the emulator's fault injector: the scenario's choices are repeatable too. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The rules for one operation at failure rate `rate`: a fifth each of 429, 503, drops, slow answers
+ * and commit-then-drop (on writes; a list that commits and drops is just a drop, so lists get the
+ * share as drops). Slow answers cannot be drawn per request by the injector (latency belongs to a
+ * rule), so per operation, with a seeded draw, one request is slow (the first; 30% of the time the
+ * second), ahead of the mix.
+ */
+function rulesFor(rate: number, slowAt: number | undefined): FaultRule[] {
+  const share = rate / 5;
+  if (share === 0) return [];
+  const mix = (times?: number): FaultRule[] => [
+    {
+      endpoints: "domains/create,routes/create,domains/delete,routes/delete,routes/update",
+      rate429: share,
+      retryAfterSeconds: 0,
+      rate503: share,
+      dropRate: share,
+      commitThenDropRate: share,
+      times,
+    },
+    { endpoints: "**", rate429: share, retryAfterSeconds: 0, rate503: share, dropRate: 2 * share, times },
+  ];
+  if (slowAt === undefined) return mix();
+  return [...(slowAt > 0 ? mix(slowAt) : []), { endpoints: "**", latencyMs: SLOW_MS, times: 1 }, ...mix()];
+}
+
+describe("providers under faults (200 operations per failure rate)", () => {
+  const emulator = useEmulator();
+
+  beforeAll(async () => {
+    forgetConfig();
+    const request = configureRequest({
+      "emailDelivery:baseUrl": emulator().emailApi.url,
+      "emailDelivery:apiKey": emulator().emailApi.apiKey,
+    });
+    await domainProvider.configure!(request);
+    await routeProvider.configure!(request);
+  });
+  afterAll(() => {
+    setClientDefaults({});
+    emulator().faults.set([]);
+  });
+
+  /** Client settings for the next provider call, counting its requests into `attempts`. */
+  const clientDefaults = (attempts: AttemptRecord[], random: () => number) =>
+    setClientDefaults({
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
+      random,
+      onAttempt: (attempt) => attempts.push(attempt),
+    });
+
+  /**
+   * A failure is acceptable only as a transient one after the whole retry budget: the client's
+   * error (kind "transient", `attempts` = the cap), or the domain provider's own wrapper around one
+   * (the delete of a domain whose create answer was lost failed; or the answer was lost three
+   * times). Anything else (validation, not-found, conflict, "already exists") is a misreading.
+   */
+  const classify = (error: unknown): { transient: boolean; label: string } => {
+    for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as Error).cause, depth++) {
+      if (isEmailApiError(e)) {
+        if (e.kind === "transient" && e.attempts === MAX_ATTEMPTS) {
+          return { transient: true, label: depth === 0 ? "transient" : "transient (wrapped)" };
+        }
+        return { transient: false, label: `${e.kind} after ${e.attempts} attempts: ${e.message}` };
+      }
+    }
+    const message = (error as Error)?.message ?? String(error);
+    if (/answer to create was lost \d+ times in a row/.test(message)) {
+      return { transient: true, label: "transient (records lost on every create)" };
+    }
+    return { transient: false, label: `not an API error: ${message}` };
+  };
+
+  async function runScenario(rate: number, seed: number): Promise<RateResult> {
+    const em = emulator();
+    const pct = Math.round(rate * 100);
+    const choose = seeded(seed);
+    const jitter = seeded(seed + 1);
+    em.faults.set([], seed);
+    const logStart = em.requests.all().length;
+
+    const ops: OpRecord[] = [];
+    const violations: string[] = [];
+    const liveDomains: TrackedDomain[] = [];
+    const deletedDomains: TrackedDomain[] = [];
+    /** Domains whose delete failed: Pulumi keeps them in state and deletes again later. */
+    const domainsToDelete: TrackedDomain[] = [];
+    /** Names of domain creates that failed: their domain may exist (an orphan), or not. */
+    const failedDomainNames = new Set<string>();
+    const liveRoutes: TrackedRoute[] = [];
+    const deletedRoutes: TrackedRoute[] = [];
+    const routesToDelete: TrackedRoute[] = [];
+    /** Route creates that failed: Pulumi runs the same create again on the next `up`. */
+    const failedRouteCreates: Record<string, unknown>[] = [];
+    const failedRouteNames = new Set<string>();
+    /** Routes that went with a domain whose delete may or may not have happened. */
+    const routesInLimbo: TrackedRoute[] = [];
+    let routeCounter = 0;
+
+    const pick = <T>(list: T[]): T => list[Math.floor(choose() * list.length)];
+    const take = <T>(list: T[]): T => list.splice(Math.floor(choose() * list.length), 1)[0];
+    const domainInState = (id: string) => em.state.domains.some((d) => String(d.id) === id);
+    const routeInState = (id: string) => {
+      const route = em.state.routes.find((r) => String(r.id) === id);
+      return !!route && em.state.domains.some((d) => d.id === route.domainId);
+    };
+    const routesOfDomain = (domainId: number, from: TrackedRoute[]) =>
+      from.filter((route) => route.outs.domainId === domainId);
+    const moveRoutes = (domainId: number, from: TrackedRoute[], to: TrackedRoute[]) => {
+      for (const route of routesOfDomain(domainId, from)) {
+        from.splice(from.indexOf(route), 1);
+        to.push(route);
+      }
+    };
+
+    /** Runs one provider call with fresh client defaults; records the outcome. */
+    async function operation<T>(kind: OpKind, call: () => Promise<T>): Promise<T | undefined> {
+      const attempts: AttemptRecord[] = [];
+      clientDefaults(attempts, jitter);
+      const slowAt = choose() < Math.min(1, (rate / 5) * 2.5) ? (choose() < 0.7 ? 0 : 1) : undefined;
+      em.faults.set(rulesFor(rate, slowAt)); // no seed: the injector's sequence continues
+      try {
+        const value = await call();
+        ops.push({ kind, ok: true, attempts: attempts.length });
+        return value;
+      } catch (error) {
+        const { transient, label } = classify(error);
+        ops.push({ kind, ok: false, attempts: attempts.length, failure: label });
+        if (!transient) violations.push(`op ${ops.length} ${kind}: failed with ${label}`);
+        return undefined;
+      } finally {
+        em.faults.set([]);
+      }
+    }
+
+    const checkRead = (what: string, id: string, result: pulumi.dynamic.ReadResult, exists: boolean) => {
+      if (result.id === undefined && exists) violations.push(`${what} ${id}: read says gone, but it exists`);
+      if (result.id !== undefined && !exists) violations.push(`${what} ${id}: read found it, but it is gone`);
+      if (result.id !== undefined && result.id !== id)
+        violations.push(`${what} ${id}: read answered id ${result.id}`);
+    };
+
+    while (ops.length < OPERATIONS) {
+      const r = choose();
+      if (liveDomains.length < 2 || r < 0.1) {
+        // ---- domain create ----
+        const name = uniqueDomain(`f${pct}x`);
+        const created = await operation("domain.create", () => domainProvider.create({ name, adopt: false }));
+        if (created) {
+          const outs = created.outs as DomainOutputs;
+          if (!domainInState(created.id))
+            violations.push(`domain ${name}: created as ${created.id}, not in state`);
+          if (outs.dnsRecords.length === 0)
+            violations.push(`domain ${name}: created without its DNS records`);
+          liveDomains.push({ id: created.id, outs });
+        } else failedDomainNames.add(name);
+      } else if (r < 0.18) {
+        // ---- domain read (live or deleted) ----
+        const domain = pick([...liveDomains, ...deletedDomains]);
+        const read = await operation("domain.read", () => domainProvider.read!(domain.id, domain.outs));
+        if (read) checkRead("domain", domain.id, read, domainInState(domain.id));
+      } else if (r < 0.23 || (r < 0.26 && domainsToDelete.length > 0)) {
+        // ---- domain delete (a live one, or one whose delete failed before) ----
+        const fromFailed = domainsToDelete.length > 0 && (r >= 0.23 || liveDomains.length <= 2);
+        if (!fromFailed && liveDomains.length <= 2) continue;
+        const domain = fromFailed ? take(domainsToDelete) : take(liveDomains);
+        const done = await operation("domain.delete", async () => {
+          await domainProvider.delete!(domain.id, domain.outs);
+          return true;
+        });
+        if (done) {
+          if (domainInState(domain.id)) violations.push(`domain ${domain.id}: deleted, but still in state`);
+          deletedDomains.push(domain);
+          moveRoutes(domain.outs.domainId, liveRoutes, deletedRoutes);
+          moveRoutes(domain.outs.domainId, routesInLimbo, deletedRoutes);
+          for (const inputs of failedRouteCreates.filter((i) => i.domainId === domain.outs.domainId)) {
+            failedRouteCreates.splice(failedRouteCreates.indexOf(inputs), 1);
+          }
+        } else {
+          domainsToDelete.push(domain);
+          moveRoutes(domain.outs.domainId, liveRoutes, routesInLimbo);
+        }
+      } else if (r < 0.28) {
+        // ---- delete of an already deleted domain: must succeed ----
+        if (deletedDomains.length === 0) continue;
+        const domain = pick(deletedDomains);
+        await operation("domain.delete-again", async () => {
+          await domainProvider.delete!(domain.id, domain.outs);
+          return true;
+        });
+      } else if (r < 0.48) {
+        // ---- route create (new, or the same create again after it failed) ----
+        const again = failedRouteCreates.length > 0 && choose() < 0.5;
+        if (!again && liveDomains.length === 0) continue;
+        const inputs = again
+          ? take(failedRouteCreates)
+          : (
+              await routeProvider.check!(
+                {},
+                {
+                  name: `r${pct}-${++routeCounter}`,
+                  domainId: pick(liveDomains).outs.domainId,
+                  endpointId: 1 + (routeCounter % 3),
+                  spamMode: pick(["Mark", "Quarantine"]),
+                },
+              )
+            ).inputs;
+        const created = await operation(again ? "route.create-retry" : "route.create", () =>
+          routeProvider.create(inputs),
+        );
+        if (created) {
+          if (!routeInState(created.id))
+            violations.push(`route ${String(inputs.name)}: created as ${created.id}, not in state`);
+          liveRoutes.push({ id: created.id, outs: created.outs as RouteOutputs });
+        } else {
+          failedRouteCreates.push(inputs);
+          failedRouteNames.add(String(inputs.name));
+        }
+      } else if (r < 0.62) {
+        // ---- route read (live, deleted, or in limbo) ----
+        const all = [...liveRoutes, ...deletedRoutes, ...routesInLimbo, ...routesToDelete];
+        if (all.length === 0) continue;
+        const route = pick(all);
+        const read = await operation("route.read", () => routeProvider.read!(route.id, route.outs));
+        if (read) checkRead("route", route.id, read, routeInState(route.id));
+      } else if (r < 0.78) {
+        // ---- route update ----
+        if (liveRoutes.length === 0) continue;
+        const route = pick(liveRoutes);
+        const news = {
+          ...route.outs,
+          spamMode: route.outs.spamMode === "Mark" ? pick(["Quarantine", "Fail"]) : "Mark",
+          endpointId: 1 + ((route.outs.endpointId + (choose() < 0.5 ? 0 : 1)) % 3),
+        };
+        const updated = await operation("route.update", () =>
+          routeProvider.update!(route.id, route.outs, news),
+        );
+        if (updated) route.outs = updated.outs as RouteOutputs;
+      } else if (r < 0.92) {
+        // ---- route delete (live, in limbo, or one whose delete failed before) ----
+        const source = [liveRoutes, routesInLimbo, routesToDelete].filter((list) => list.length > 0);
+        if (source.length === 0) continue;
+        const route = take(pick(source));
+        const done = await operation("route.delete", async () => {
+          await routeProvider.delete!(route.id, route.outs);
+          return true;
+        });
+        if (done) {
+          if (routeInState(route.id)) violations.push(`route ${route.id}: deleted, but still in state`);
+          deletedRoutes.push(route);
+        } else routesToDelete.push(route);
+      } else {
+        // ---- delete of an already deleted route: must succeed ----
+        if (deletedRoutes.length === 0) continue;
+        const route = pick(deletedRoutes);
+        await operation("route.delete-again", async () => {
+          await routeProvider.delete!(route.id, route.outs);
+          return true;
+        });
+      }
+    }
+
+    // Let answers that were slower than the timeout land, as they do on the server.
+    em.faults.set([]);
+    await new Promise((resolve) => setTimeout(resolve, SLOW_MS + 100));
+    const requests = em.requests.all().slice(logStart);
+
+    // ---- duplicates ----
+    const duplicates: string[] = [];
+    const names = em.state.domains.map((d) => d.name.toLowerCase());
+    for (const name of new Set(names)) {
+      if (names.filter((n) => n === name).length > 1) duplicates.push(`two domains named ${name}`);
+    }
+    const routeKeys = em.state.routes.map((r) => `${r.domainId}/${r.name.toLowerCase()}`);
+    for (const key of new Set(routeKeys)) {
+      if (routeKeys.filter((k) => k === key).length > 1) duplicates.push(`two routes ${key}`);
+    }
+    // Every object made in this run (from the log), by natural key, and when each was deleted.
+    const made = new Map<string, { id: string; seq: number; slow: boolean }[]>();
+    const deletedAt = new Map<string, number>();
+    for (const entry of requests) {
+      const created = entry.effect?.created;
+      if (created) {
+        const key = `${created.kind} ${created.name}`;
+        made.set(key, [
+          ...(made.get(key) ?? []),
+          { id: `${created.kind}/${created.id}`, seq: entry.seq, slow: entry.latencyMs > 0 },
+        ]);
+      }
+      const deleted = entry.effect?.deleted;
+      if (deleted) deletedAt.set(`${deleted.kind}/${deleted.id}`, entry.seq);
+    }
+    // A natural key made again is a duplicate, except: the domain provider deletes and re-creates a
+    // domain whose create answer was lost (to learn its records), so a domain name may be made
+    // again once the earlier one is deleted. A request slower than the timeout that lands after
+    // the object its resend made was deleted is counted apart and printed ("late creates"): a known
+    // defect, reproduced deterministically by the failing tests at the end of this file.
+    const lateCreates: string[] = [];
+    for (const [key, objects] of made) {
+      for (let i = 1; i < objects.length; i++) {
+        const earlier = objects[i - 1];
+        const earlierGone = (deletedAt.get(earlier.id) ?? Infinity) < objects[i].seq;
+        if (objects[i].slow && earlierGone) lateCreates.push(`${key} (${objects[i].id})`);
+        else if (!(key.startsWith("domain ") && earlierGone)) {
+          duplicates.push(`${key} made ${objects.length} times (${objects.map((o) => o.id).join(", ")})`);
+          break;
+        }
+      }
+    }
+    // Everything of this run still on the service is tracked, or the orphan of a create that
+    // failed (Pulumi runs that create again: routes adopt it), or a late create counted above.
+    const trackedIds = new Set(
+      [...liveDomains, ...domainsToDelete]
+        .map((d) => `domain/${d.id}`)
+        .concat([...liveRoutes, ...routesInLimbo, ...routesToDelete].map((r) => `route/${r.id}`)),
+    );
+    const late = new Set(lateCreates.map((text) => text.replace(/.*\((.*)\)$/, "$1")));
+    for (const [key, objects] of made) {
+      for (const object of objects) {
+        const [kind, id] = object.id.split("/");
+        const exists =
+          kind === "domain"
+            ? em.state.domains.some((d) => String(d.id) === id)
+            : em.state.routes.some((r) => String(r.id) === id);
+        if (!exists || trackedIds.has(object.id) || late.has(object.id)) continue;
+        const name = key.slice(key.indexOf(" ") + 1);
+        const orphan =
+          kind === "domain" ? failedDomainNames.has(name) : failedRouteNames.has(name.split("@")[0]);
+        if (!orphan) duplicates.push(`${key} (${object.id}) left behind by an operation that succeeded`);
+      }
+    }
+
+    // ---- what the scenario holds is what the service holds ----
+    for (const domain of liveDomains) {
+      if (!domainInState(domain.id)) violations.push(`domain ${domain.id} (${domain.outs.name}) is lost`);
+    }
+    for (const route of liveRoutes) {
+      const actual = em.state.routes.find((r) => String(r.id) === route.id);
+      if (!actual) violations.push(`route ${route.id} (${route.outs.name}) is lost`);
+    }
+
+    // ---- delete stays correct: every pending delete now succeeds, and the objects are gone ----
+    for (const domain of domainsToDelete) {
+      await domainProvider.delete!(domain.id, domain.outs);
+      if (domainInState(domain.id))
+        violations.push(`domain ${domain.id}: deleted at the end, still in state`);
+    }
+    for (const route of [...routesToDelete, ...routesInLimbo]) {
+      await routeProvider.delete!(route.id, route.outs);
+      if (routeInState(route.id)) violations.push(`route ${route.id}: deleted at the end, still in state`);
+    }
+
+    return { ops, requests, violations, duplicates, lateCreates };
+  }
+
+  const report = (rate: number, result: RateResult) => {
+    const { ops, requests } = result;
+    const faulted = requests.filter((e) => e.fault !== null || e.latencyMs > 0);
+    const by = (outcome: string) => faulted.filter((e) => (e.fault ?? "slow") === outcome).length;
+    const attempts = ops.map((op) => op.attempts);
+    const failed = ops.filter((op) => !op.ok);
+    console.log(
+      `${String(Math.round(rate * 100)).padStart(2)}% faults: ${ops.length} operations, ` +
+        `${ops.length - failed.length} succeeded, ${failed.length} failed (transient); ` +
+        `${requests.length} requests, ${faulted.length} faulted ` +
+        `(429 ${by("429")}, 503 ${by("503")}, drop ${by("drop")}, slow ${by("slow")}, commit-then-drop ${by("commit-then-drop")}); ` +
+        `attempts per operation: max ${Math.max(...attempts)}, mean ${(
+          attempts.reduce((a, b) => a + b, 0) / attempts.length
+        ).toFixed(2)}` +
+        (failed.length ? `; failed: ${failed.map((op) => `${op.kind} (${op.failure})`).join(", ")}` : "") +
+        `; late creates landed after a delete: ${result.lateCreates.length}`,
+    );
+  };
+
+  it.each([
+    [0, 11],
+    [0.1, 12],
+    [0.3, 13],
+    [0.5, 14],
+  ])("at %p of requests failing, every operation succeeds or fails transiently", async (rate, seed) => {
+    const result = await runScenario(rate, seed);
+    report(rate, result);
+
+    expect(result.ops).toHaveLength(OPERATIONS);
+    expect(result.violations).toEqual([]);
+    expect(result.duplicates).toEqual([]);
+    // (A read may send nothing: it can reuse a list another read of the same refresh fetched.)
+    if (rate === 0) expect(result.ops.every((op) => op.ok)).toBe(true);
+    else {
+      // Every kind of fault was exercised.
+      const kinds = new Set(result.requests.map((e) => e.fault ?? (e.latencyMs > 0 ? "slow" : "none")));
+      expect([...kinds].sort()).toEqual(["429", "503", "commit-then-drop", "drop", "none", "slow"]);
+    }
+    // Every failure used the whole budget (the client's attempts, and the requests counted).
+    for (const op of result.ops.filter((o) => !o.ok))
+      expect(op.attempts).toBeGreaterThanOrEqual(MAX_ATTEMPTS);
+  });
+
+  /**
+   * Found by the scenario above (its "late creates"): a create whose first request is slower than
+   * the request timeout is looked up, not found (it has not landed yet), and sent again; the resend
+   * succeeds. The first request still lands later, as on a real server: once the object is deleted,
+   * it makes it again, an object no stack knows. A known limitation of a create call without an
+   * idempotency key (README, Limitations): nothing the client can see tells it the slow request
+   * is still coming. The two `it.failing` cases pin today's behaviour and start failing the day it
+   * is fixed (e.g. by a service that accepts an idempotency key).
+   */
+  describe("a create answered slower than the request timeout, then deleted at once", () => {
+    const LATE_MS = 600;
+    beforeEach(() => {
+      setClientDefaults({
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
+      });
+      emulator().requests.clear();
+    });
+    afterEach(() => emulator().faults.set([]));
+    const settle = () => new Promise((resolve) => setTimeout(resolve, LATE_MS + 200));
+
+    it.failing("leaves no route behind: its natural key is made once", async () => {
+      const em = emulator();
+      const domain = await domainProvider.create({ name: uniqueDomain("late-route"), adopt: false });
+      const inputs = (
+        await routeProvider.check!({}, { name: "late", domainId: Number(domain.id), endpointId: 1 })
+      ).inputs;
+      em.faults.set([{ endpoints: "routes/create", latencyMs: LATE_MS, times: 1 }]);
+      const route = await routeProvider.create(inputs);
+      await routeProvider.delete!(route.id, route.outs);
+      expect(em.state.routes.some((r) => String(r.id) === route.id)).toBe(false);
+      await settle();
+
+      const made = em.requests.all().filter((e) => e.effect?.created?.kind === "route");
+      const left = em.state.routes.filter((r) => String(r.domainId) === domain.id && r.name === "late");
+      // Fails: made twice (the resend's route, then the slow request's after the delete), one left.
+      expect({ made: made.length, left: left.length }).toEqual({ made: 1, left: 0 });
+    });
+
+    it.failing("leaves no domain behind: the name can be created again", async () => {
+      const em = emulator();
+      const name = uniqueDomain("late-domain");
+      em.faults.set([{ endpoints: "domains/create", latencyMs: LATE_MS, times: 1 }]);
+      const domain = await domainProvider.create({ name, adopt: false });
+      await domainProvider.delete!(domain.id, domain.outs);
+      expect(em.state.domains.some((d) => String(d.id) === domain.id)).toBe(false);
+      await settle();
+
+      // Fails: the slow request made the domain again after the delete, so the next create (a
+      // `pulumi up` after `destroy`) is refused with "already exists … not in this stack's state".
+      await expect(domainProvider.create({ name, adopt: false })).resolves.toMatchObject({
+        outs: { name },
+      });
+    });
+
+    /**
+     * The same late landing inside one domain create: the first request is slow, the resend's
+     * answer is lost (the client recovers the domain by lookup), the provider deletes it to create
+     * it again for its records, and the slow request lands in between. The provider's next create
+     * is refused; the domain it conflicts with was made since the call began while an answer of
+     * this call was lost, so it is this call's own and is made again (it used to be reported as
+     * someone else's, "already exists … not in this stack's state", leaving it behind).
+     */
+    it("inside the domain provider's re-create: the create succeeds or fails transiently", async () => {
+      const em = emulator();
+      setClientDefaults({
+        requestTimeoutMs: 300,
+        retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
+      });
+      em.faults.set([
+        { endpoints: "domains/create", latencyMs: 600, times: 1 }, // lands at ~600 ms
+        { endpoints: "domains/create", commitThenDropRate: 1, times: 1 }, // the resend, at ~300 ms
+        { endpoints: "domains/delete", latencyMs: 200, times: 1 }, // done at ~520 ms
+        { endpoints: "domains/create", latencyMs: 200, times: 1 }, // the re-create, handled at ~720 ms
+      ]);
+      const name = uniqueDomain("late-recreate");
+      const outcome = await domainProvider.create({ name, adopt: false }).then(
+        (created) => ({ created: created.outs.name as string }),
+        (error: unknown) => ({ error: classify(error).transient ? "transient" : (error as Error).message }),
+      );
+      await settle();
+      expect(outcome).toEqual({ created: name });
+      expect(em.state.domains.filter((d) => d.name === name)).toHaveLength(1);
+    });
+  });
+});
