@@ -1,0 +1,75 @@
+import type { Emulator } from "../emulator";
+import { ProviderHost, rpcSecret, startProviderHost, urnFor } from "../tests/support/provider-host";
+import type { Fleet, Held, StepResult } from "./lifecycle";
+import { emailApiCounts, since } from "./setup";
+
+/**
+ * The same refresh through the real dynamic-provider host of `@pulumi/pulumi` (a child process
+ * spoken to over gRPC, as the engine does): every Read sent at once, each carrying `__provider`
+ * (the serialized provider text) in its properties as the engine's state does. Here the reads
+ * reach the providers one gRPC message at a time, not in one synchronous burst, which is what
+ * decides whether they find a list still in flight to share.
+ */
+export interface RefreshHost {
+  refresh(fleet: Fleet): Promise<StepResult>;
+  stop(): Promise<void>;
+}
+
+/** `texts`: the domain and route providers' serialized text (see serialization.ts). */
+export async function startRefreshHost(
+  emulator: Emulator,
+  texts: { domain: string; route: string },
+): Promise<RefreshHost> {
+  const { domain: domainText, route: routeText } = texts;
+  return {
+    async refresh(fleet) {
+      // A refresh is a Pulumi command of its own: the engine starts a host for it.
+      const host: ProviderHost = await startProviderHost({ callTimeoutMs: 120_000 });
+      await host.configure({
+        "emailDelivery:baseUrl": emulator.emailApi.url,
+        "emailDelivery:apiKey": rpcSecret(emulator.emailApi.apiKey),
+      });
+      try {
+        // State as the engine stores it: JSON values only (no undefined members).
+        const stored = (held: Held) => JSON.parse(JSON.stringify(held.state)) as Record<string, unknown>;
+        const reads = [
+          ...fleet.domains.map((held, i) => ({
+            held: { id: held.id, state: stored(held) },
+            urn: urnFor("emailDelivery:Domain", `d${i}`),
+            text: domainText,
+          })),
+          ...fleet.routes.map((held, i) => ({
+            held: { id: held.id, state: stored(held) },
+            urn: urnFor("emailDelivery:Route", `r${i}`),
+            text: routeText,
+          })),
+        ];
+        // The first read of each kind loads its provider's text, as at the start of a real refresh;
+        // its list requests count (a later read may reuse them). Then the rest, all at once.
+        emulator.requests.clear();
+        const start = performance.now();
+        for (const kind of [reads[0], reads[fleet.domains.length]]) {
+          await host.read(kind.held.id, kind.urn, { ...kind.held.state, __provider: kind.text });
+        }
+        const answers = await Promise.all(
+          reads.map(({ held, urn, text }) => host.read(held.id, urn, { ...held.state, __provider: text })),
+        );
+        const ms = since(start);
+        const gone = answers.filter((answer, i) => answer.id !== reads[i].held.id).length;
+        if (gone) throw new Error(`the host's refresh reported ${gone} existing resources gone`);
+        return {
+          step: "refresh (host)",
+          requests: emailApiCounts(emulator),
+          ideal: { "domains/list": 1, "routes/list": 1 },
+          attempts: NaN, // the clients run in the host process; only the emulator's log is seen
+          retries: NaN,
+          calls: reads.length,
+          ms,
+        };
+      } finally {
+        await host.stop();
+      }
+    },
+    stop: async () => undefined,
+  };
+}

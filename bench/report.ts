@@ -1,0 +1,192 @@
+import * as fs from "node:fs/promises";
+import * as path from "node:path";
+import { lineChart } from "./chart";
+import { isIdeal, LifecycleResult, listsPerKind, StepResult } from "./lifecycle";
+import type { MemoryPeak } from "./memory";
+import type { OverheadFigures } from "./overhead";
+import type { SerializationFigures } from "./serialization";
+import { total } from "./setup";
+import type { VerificationFigures } from "./verification";
+
+export interface BenchResults {
+  generatedAt: string;
+  machine: { node: string; platform: string; cpus: number; cpuModel: string };
+  durationMs: number;
+  lifecycle: LifecycleResult[];
+  /** The process running the providers (and, in-process, the emulator) during the N = 1000 lifecycle. */
+  memory?: MemoryPeak & { routes: number };
+  overhead: OverheadFigures[];
+  verification: VerificationFigures[];
+  serialization: SerializationFigures[];
+}
+
+export const TARGETS = {
+  refreshListsPerKind: 2,
+  overheadRatio: 1.25,
+};
+
+/** Plain-text tables of every figure. */
+export function formatReport(results: BenchResults): string {
+  const out: string[] = [];
+  out.push(
+    `bench: ${results.generatedAt}, node ${results.machine.node}, ${results.machine.cpus} × ${results.machine.cpuModel}, ` +
+      `${(results.durationMs / 1000).toFixed(1)} s`,
+    "",
+    "Requests per lifecycle step (email API request log; ideal: one write per change, one list per kind per refresh)",
+  );
+  const rows: string[][] = [];
+  for (const run of results.lifecycle) {
+    for (const step of run.steps) {
+      rows.push([
+        String(run.routes),
+        String(run.domains),
+        step.step,
+        String(total(step.requests)),
+        String(total(step.ideal)),
+        verdict(step),
+        describeCounts(step.requests),
+        Number.isNaN(step.retries) ? "-" : String(step.retries),
+        `${(step.ms / 1000).toFixed(2)} s`,
+      ]);
+    }
+  }
+  out.push(
+    table(["N", "domains", "step", "requests", "ideal", "verdict", "per endpoint", "retries", "time"], rows),
+    "",
+    `Overhead: provider call vs raw got call of the same request (sequential, median; target ratio ≤ ${TARGETS.overheadRatio})`,
+    table(
+      ["operation", "samples", "provider ms", "raw ms", "ratio", "provider p90", "raw p90", "verdict"],
+      results.overhead.map((o) => [
+        o.operation,
+        String(o.samples),
+        o.providerMedianMs.toFixed(3),
+        o.rawMedianMs.toFixed(3),
+        o.ratio.toFixed(2),
+        o.providerP90Ms.toFixed(3),
+        o.rawP90Ms.toFixed(3),
+        o.ratio <= TARGETS.overheadRatio ? "ok" : "MISSED",
+      ]),
+    ),
+    "",
+    "Verification: records valid T s after create starts (target: delay ≤ poll cap, ≤ 1 check request per poll)",
+    table(
+      [
+        "T",
+        "poll interval",
+        "poll cap",
+        "valid at",
+        "returned at",
+        "delay",
+        "last pause",
+        "polls",
+        "check requests",
+        "verdict",
+      ],
+      results.verification.map((v) => [
+        `${v.validAfterSeconds} s`,
+        `${v.pollIntervalSeconds} s`,
+        `${v.pollCapMs / 1000} s`,
+        `${(v.validAtMs / 1000).toFixed(2)} s`,
+        `${(v.returnedAtMs / 1000).toFixed(2)} s`,
+        `${(v.delayMs / 1000).toFixed(2)} s`,
+        `${(v.lastIntervalMs / 1000).toFixed(2)} s`,
+        String(v.polls),
+        String(v.checkRequests),
+        v.verified && v.delayMs <= v.pollCapMs && v.checkRequests <= v.polls ? "ok" : "MISSED",
+      ]),
+    ),
+    "",
+    "Serialized provider text (serializeFunction as pulumi.dynamic.Resource does; evaluated in fresh node processes)",
+    table(
+      ["provider", "text bytes", "serialize ms", "evaluate ms (median)", "evaluate ms (each run)"],
+      results.serialization.map((s) => [
+        s.provider,
+        String(s.textBytes),
+        s.serializeMs.toFixed(0),
+        s.evaluateMedianMs.toFixed(1),
+        s.evaluateMs.map((ms) => ms.toFixed(1)).join(", "),
+      ]),
+    ),
+  );
+  if (results.memory) {
+    const m = results.memory;
+    const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+    out.push(
+      "",
+      `Memory of the process running the providers (and the in-process emulator), N = ${m.routes} lifecycle`,
+      table(
+        ["", "RSS", "heap used", "heap total"],
+        [
+          ["before", mb(m.baselineRssBytes), mb(m.baselineHeapUsedBytes), "-"],
+          ["peak", mb(m.peakRssBytes), mb(m.peakHeapUsedBytes), mb(m.peakHeapTotalBytes)],
+        ],
+      ),
+    );
+  }
+  return out.join("\n") + "\n";
+}
+
+function verdict(step: StepResult): string {
+  if (step.step.startsWith("refresh")) {
+    const lists = listsPerKind(step);
+    const worst = Math.max(lists.domains, lists.routes);
+    return worst <= TARGETS.refreshListsPerKind ? (isIdeal(step) ? "ideal" : "ok") : "MISSED";
+  }
+  return isIdeal(step) ? "ideal" : "not ideal";
+}
+
+function describeCounts(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([endpoint, count]) => `${endpoint} ${count}`)
+    .join(", ");
+}
+
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** Lists (both kinds) per refresh against N, measured and ideal. */
+export function refreshChart(results: BenchResults): string {
+  const runs = results.lifecycle;
+  const lists = (name: string) =>
+    runs.map((run) => {
+      const step = run.steps.find((s) => s.step === name);
+      if (!step) return NaN;
+      const { domains, routes } = listsPerKind(step);
+      return domains + routes;
+    });
+  const series = [
+    { name: "in process (burst)", values: lists("refresh"), color: "#1f77b4" },
+    { name: "through the host (gRPC)", values: lists("refresh (host)"), color: "#d62728" },
+    { name: "ideal (1 per kind)", values: runs.map(() => 2), color: "#2ca02c", dashed: true },
+    {
+      name: `target (≤ ${TARGETS.refreshListsPerKind} per kind)`,
+      values: runs.map(() => 2 * TARGETS.refreshListsPerKind),
+      color: "#999",
+      dashed: true,
+    },
+  ].filter((s) => s.values.every(Number.isFinite));
+  return lineChart({
+    title: "List requests per refresh (domains/list + routes/list)",
+    xLabel: "N routes (on N/10 domains)",
+    yLabel: "requests per refresh",
+    categories: runs.map((run) => String(run.routes)),
+    series,
+  });
+}
+
+export async function writeResults(folder: string, results: BenchResults): Promise<string[]> {
+  await fs.mkdir(folder, { recursive: true });
+  const json = path.join(folder, "latest.json");
+  const svg = path.join(folder, "refresh-requests.svg");
+  await fs.writeFile(json, JSON.stringify(results, null, 2) + "\n");
+  await fs.writeFile(svg, refreshChart(results));
+  return [json, svg];
+}
