@@ -135,7 +135,7 @@ function validateRule(rule: FaultRule): void {
 }
 
 /** mulberry32: tiny, fast and good enough to spread faults evenly. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -7,6 +7,7 @@ import type { RouteOutputs } from "../../provider/providers/route-provider";
 import type { FaultRule, RequestLogEntry } from "../../emulator";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
+import { seededRandom } from "../../emulator/http/faults";
 
 /**
  * The fault suite (issue 5, section 2): a 200-operation scenario through the dynamic providers,
@@ -61,18 +62,6 @@ interface RateResult {
   duplicates: string[];
   /** Creates slower than the timeout that landed after the object their resend made was deleted. */
   lateCreates: string[];
-}
-
-/** mulberry32, as the emulator's fault injector: the scenario's choices are repeatable too. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -152,8 +141,8 @@ describe("providers under faults (200 operations per failure rate)", () => {
   async function runScenario(rate: number, seed: number): Promise<RateResult> {
     const em = emulator();
     const pct = Math.round(rate * 100);
-    const choose = seeded(seed);
-    const jitter = seeded(seed + 1);
+    const choose = seededRandom(seed);
+    const jitter = seededRandom(seed + 1);
     em.faults.set([], seed);
     const logStart = em.requests.all().length;
 

@@ -365,9 +365,7 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
 
     async check(urn, olds, news) {
       const request = new proto.CheckRequest();
-      request.setUrn(urn);
-      request.setName(nameOf(urn));
-      request.setType(typeOf(urn));
+      identify(request, urn);
       request.setOlds(toStruct(olds));
       request.setNews(toStruct(news));
       const response = await call("check", ResourceProviderService.check, request);
@@ -382,9 +380,7 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
     async diff(id, urn, olds, news) {
       const request = new proto.DiffRequest();
       request.setId(id);
-      request.setUrn(urn);
-      request.setName(nameOf(urn));
-      request.setType(typeOf(urn));
+      identify(request, urn);
       request.setOlds(toStruct(olds));
       request.setNews(toStruct(news));
       const response = await call("diff", ResourceProviderService.diff, request);
@@ -405,9 +401,7 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
 
     async create(urn, properties) {
       const request = new proto.CreateRequest();
-      request.setUrn(urn);
-      request.setName(nameOf(urn));
-      request.setType(typeOf(urn));
+      identify(request, urn);
       request.setProperties(toStruct(properties));
       const response = await call("create", ResourceProviderService.create, request);
       return { id: response.getId(), properties: fromStruct(response.getProperties()) };
@@ -416,9 +410,7 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
     async read(id, urn, properties, inputs) {
       const request = new proto.ReadRequest();
       request.setId(id);
-      request.setUrn(urn);
-      request.setName(nameOf(urn));
-      request.setType(typeOf(urn));
+      identify(request, urn);
       request.setProperties(toStruct(properties));
       if (inputs) request.setInputs(toStruct(inputs));
       const response = await call("read", ResourceProviderService.read, request);
@@ -430,9 +422,7 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
     async update(id, urn, olds, news) {
       const request = new proto.UpdateRequest();
       request.setId(id);
-      request.setUrn(urn);
-      request.setName(nameOf(urn));
-      request.setType(typeOf(urn));
+      identify(request, urn);
       request.setOlds(toStruct(olds));
       request.setNews(toStruct(news));
       const response = await call("update", ResourceProviderService.update, request);
@@ -442,9 +432,7 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
     async delete(id, urn, properties) {
       const request = new proto.DeleteRequest();
       request.setId(id);
-      request.setUrn(urn);
-      request.setName(nameOf(urn));
-      request.setType(typeOf(urn));
+      identify(request, urn);
       request.setProperties(toStruct(properties));
       await call("delete", ResourceProviderService.delete, request);
     },
@@ -473,6 +461,16 @@ export function useProviderHost(options: ProviderHostOptions = {}): () => Provid
     if (!host) throw new Error("the provider host has not started");
     return host;
   };
+}
+
+/** Sets what every resource request carries to name its resource, as the engine sets it. */
+function identify(
+  request: { setUrn(v: string): unknown; setName(v: string): unknown; setType(v: string): unknown },
+  urn: string,
+): void {
+  request.setUrn(urn);
+  request.setName(nameOf(urn));
+  request.setType(typeOf(urn));
 }
 
 /** `urn:pulumi:stack::project::qualified$type::name` → name. */
