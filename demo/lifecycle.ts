@@ -3,58 +3,92 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, Stack } from "@pulumi/pulumi/automation";
 import type { Emulator } from "../emulator";
+import { createUserProject, packTarball } from "../packaging/user-project";
 
-/** The repository root: the root Pulumi project (its program is examples/basic). */
-export const PROJECT_DIR = path.resolve(__dirname, "..");
+/** The repository root: its root Pulumi project runs the basic example. */
+export const REPO_ROOT = path.resolve(__dirname, "..");
 
 export interface DemoStack {
   stack: Stack;
   name: string;
-  /** Removes the stack, its settings file and the temporary backend. */
+  /** The throwaway project the stack runs in. */
+  projectDir: string;
+  /** Removes the stack, the project and the temporary backend. */
   dispose(): Promise<void>;
 }
 
 /**
- * A throwaway stack of the root project against a running emulator: a local file backend in a
- * temporary folder, a fixed passphrase, and the `local` stack's settings with the emulator's
- * actual addresses. The committed stack files are never written.
+ * A new project in `dir` that runs the root project's program the way a user runs it: this package
+ * packed (`npm pack`, which builds it) and installed from the tarball beside the project's own
+ * @pulumi/pulumi, @pulumi/cloudflare and typescript, with the root project's `Pulumi.yaml` and
+ * `Pulumi.local.yaml`, and the basic example as `index.ts`. Nothing in the repository is written
+ * but `dist/`, which `npm pack` builds (unless `build` is false: then it packs `dist/` as it is).
  */
-export async function openDemoStack(cli: PulumiCommand, emulator: Emulator): Promise<DemoStack> {
-  const backend = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-demo-"));
-  const name = `demo-${process.pid}-${Date.now().toString(36)}`;
-  const envVars: Record<string, string> = {
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "email-delivery-demo",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    // The program imports "pulumi-email-delivery"; in this repo that is the sources.
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, "--conditions=source"].filter(Boolean).join(" "),
-    PULUMI_NODEJS_TRANSPILE_ONLY: "true", // `npm run typecheck` checks types; skip it here
-    EMAIL_DELIVERY_API_KEY: emulator.emailApi.apiKey,
-    CLOUDFLARE_API_TOKEN: emulator.cloudflare.apiToken,
-  };
-  const stack = await LocalWorkspace.createOrSelectStack(
-    { stackName: name, workDir: PROJECT_DIR },
-    { pulumiCommand: cli, envVars },
-  );
-  const workspace = stack.workspace as LocalWorkspace;
-  const local = await workspace.stackSettings("local");
-  const config: Record<string, { value: string; secret?: boolean }> = {};
-  for (const [key, value] of Object.entries(local.config ?? {})) config[key] = { value: String(value) };
-  config["emailDelivery:baseUrl"] = { value: emulator.emailApi.url };
-  config["cloudflare:baseUrl"] = { value: emulator.cloudflare.url };
-  config["email-delivery:cloudflareZoneId"] = { value: emulator.cloudflare.zones[0].id };
-  config["email-delivery:endpointId"] = { value: String(emulator.state.endpoints[0].id) };
-  await stack.setAllConfig(config);
+export async function prepareDemoProject(dir: string, options: { build?: boolean } = {}): Promise<string> {
+  const { file } = await packTarball(REPO_ROOT, path.join(dir, "packed"), options);
+  const project = await createUserProject(path.join(dir, "project"), "tarball", { tarball: file });
+  for (const [from, to] of [
+    ["Pulumi.yaml", "Pulumi.yaml"],
+    ["Pulumi.local.yaml", "Pulumi.local.yaml"],
+    ["examples/basic/index.ts", "index.ts"],
+    ["examples/basic/tsconfig.json", "tsconfig.json"],
+  ]) {
+    await fs.copyFile(path.join(REPO_ROOT, from), path.join(project.dir, to));
+  }
+  return project.dir;
+}
 
-  return {
-    stack,
-    name,
-    dispose: async () => {
-      await workspace.removeStack(name, { force: true }).catch(() => undefined);
-      await fs.rm(path.join(PROJECT_DIR, `Pulumi.${name}.yaml`), { force: true });
-      await fs.rm(backend, { recursive: true, force: true });
-    },
-  };
+/**
+ * A throwaway stack in a project from `prepareDemoProject`, with a local file backend in a
+ * temporary folder, a fixed passphrase, and the `local` stack's settings with the emulator's
+ * actual addresses.
+ */
+export async function openDemoStack(
+  cli: PulumiCommand,
+  emulator: Emulator,
+  log: (line: string) => void = () => undefined,
+): Promise<DemoStack> {
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-demo-"));
+  try {
+    log("Packing the package and installing the tarball into a throwaway project, as a user would…");
+    const projectDir = await prepareDemoProject(work);
+    const backend = path.join(work, "backend");
+    await fs.mkdir(backend);
+    const name = `demo-${process.pid}-${Date.now().toString(36)}`;
+    const envVars: Record<string, string> = {
+      PULUMI_BACKEND_URL: `file://${backend}`,
+      PULUMI_CONFIG_PASSPHRASE: process.env.PULUMI_CONFIG_PASSPHRASE ?? "email-delivery-demo",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      EMAIL_DELIVERY_API_KEY: emulator.emailApi.apiKey,
+      CLOUDFLARE_API_TOKEN: emulator.cloudflare.apiToken,
+    };
+    const stack = await LocalWorkspace.createOrSelectStack(
+      { stackName: name, workDir: projectDir },
+      { pulumiCommand: cli, envVars },
+    );
+    const workspace = stack.workspace as LocalWorkspace;
+    const local = await workspace.stackSettings("local");
+    const config: Record<string, { value: string; secret?: boolean }> = {};
+    for (const [key, value] of Object.entries(local.config ?? {})) config[key] = { value: String(value) };
+    config["emailDelivery:baseUrl"] = { value: emulator.emailApi.url };
+    config["cloudflare:baseUrl"] = { value: emulator.cloudflare.url };
+    config["email-delivery:cloudflareZoneId"] = { value: emulator.cloudflare.zones[0].id };
+    config["email-delivery:endpointId"] = { value: String(emulator.state.endpoints[0].id) };
+    await stack.setAllConfig(config);
+
+    return {
+      stack,
+      name,
+      projectDir,
+      dispose: async () => {
+        await workspace.removeStack(name, { force: true }).catch(() => undefined);
+        await fs.rm(work, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await fs.rm(work, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** The resources a preview would change, e.g. `{ create: 9 }`; empty when nothing changes. */

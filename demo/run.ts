@@ -1,8 +1,10 @@
 /**
- * `npm run demo`: the basic example, end to end, against the local emulator.
+ * `npm run demo`: the basic example, end to end, against the local emulator, with the package
+ * installed as users install it (packed, then installed from the tarball into a throwaway project).
  * Finds a Pulumi CLI, starts the emulator, then preview → up → preview (must show no changes) →
  * a table of the domain's checks and routes → destroy, and stops the emulator. State lives in a
- * temporary local backend; nothing outside the repository's emulator is contacted.
+ * temporary local backend; the services contacted are the emulator's (and npm's registry for what
+ * its cache lacks).
  */
 import { startEmulator } from "../emulator";
 import { changesIn, openDemoStack, outputsTable } from "./lifecycle";
@@ -20,7 +22,13 @@ async function main(): Promise<number> {
   console.log(
     `Emulator: email API ${emulator.emailApi.url}, Cloudflare ${emulator.cloudflare.url}, DNS ${emulator.dns.address}`,
   );
-  const demo = await openDemoStack(cli.command, emulator);
+  const demo = await openDemoStack(cli.command, emulator, (line) => console.log(line)).catch(
+    async (error) => {
+      await emulator.stop();
+      throw error;
+    },
+  );
+  console.log(`Project: ${demo.projectDir} (pulumi-email-delivery installed from its tarball)`);
   const onOutput = (text: string) => process.stdout.write(text);
   try {
     step("preview");

@@ -5,9 +5,9 @@ import { SingleFlight } from "./single-flight";
 
 /**
  * What every client in this process shares: keep-alive connection pools and the single-flight
- * registry. It lives on `globalThis` because Pulumi serializes each dynamic provider with its own
- * copy of this project's modules, so module-level state would not be shared between the Domain
- * and Route providers running in one provider host.
+ * registry. It lives on `globalThis`, so that every copy of this package's modules in one provider
+ * host shares it: a program that wraps the providers in its own `pulumi.dynamic.Resource` gets each
+ * serialized with its own copy of them.
  */
 export interface ProcessRuntime {
   httpAgent: http.Agent;

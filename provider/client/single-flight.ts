@@ -12,7 +12,7 @@ export class SingleFlight {
   private readonly generations: Map<string, number>;
 
   // Fields are set here, not with initializers: Pulumi's closure serializer drops class-field
-  // initializers, and this class is serialized into every dynamic provider.
+  // initializers, and this class is serialized with a provider that someone serializes.
   constructor() {
     this.flights = new Map();
     this.generations = new Map();

@@ -13,7 +13,8 @@ type ConfiguredValues = Partial<Record<Setting, string>>;
 
 /**
  * Stack config read by `configure()`, kept on `globalThis` (not on the provider object, which
- * Pulumi may serialize again, and not in module state, which each serialized provider copies).
+ * Pulumi may serialize, and not in module state, which each copy of the modules has its own of:
+ * a program that wraps these providers in its own `pulumi.dynamic.Resource` serializes them).
  * Keys live here in memory only: never in inputs, outputs, the serialized provider or errors.
  */
 function configured(): ConfiguredValues {
@@ -82,7 +83,7 @@ interface SharedClient {
 }
 
 /**
- * A client for the configured service (nothing of it is captured by a serialized provider). Calls
+ * A client for the configured service (nothing of it is captured if a provider is serialized). Calls
  * without overrides share one client per process while the settings stay the same: building one
  * costs about as much as a request to a nearby service.
  */

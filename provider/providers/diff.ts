@@ -11,9 +11,9 @@ export interface DiffRules {
 }
 
 /**
- * Compares old outputs with new inputs property by property. `__provider` is never compared (its
- * text changes with every dependency bump and means nothing to the service); an unknown value is
- * reported as a change, and as a replacement when the property forces one.
+ * Compares old outputs with new inputs property by property. `__provider` is not compared here
+ * (it means nothing to the service; see `storedProviderOutdated` for the one case it matters); an
+ * unknown value is reported as a change, and as a replacement when the property forces one.
  */
 export function diffProperties(
   olds: Record<string, unknown>,

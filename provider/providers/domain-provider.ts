@@ -12,8 +12,9 @@ import {
 import { checkDomainInputs, DomainInputs } from "../inputs";
 import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
+import { storedProviderOutdated } from "./loader";
 
-/** What a domain resource records in state (DESIGN.md, "Public surface"), plus its inputs. */
+/** What a domain resource records in state, plus its inputs (later versions must keep reading it). */
 export interface DomainOutputs {
   domainId: number;
   uuid: string;
@@ -52,7 +53,11 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
       update: [],
       same: (_property, a, b) => typeof a === "string" && typeof b === "string" && sameDomainName(a, b),
     });
-    return { changes: changed.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 };
+    return {
+      changes: changed.length > 0 || storedProviderOutdated(olds, news),
+      replaces,
+      deleteBeforeReplace: replaces.length > 0,
+    };
   },
 
   async create(props) {

@@ -4,8 +4,9 @@ import { checkRouteInputs, RouteInputs } from "../inputs";
 import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
 import { withoutProvider } from "./domain-provider";
+import { storedProviderOutdated } from "./loader";
 
-/** What a route resource records in state (DESIGN.md, "Public surface"), plus `adopt`. */
+/** What a route resource records in state, plus `adopt` (later versions must keep reading it). */
 export interface RouteOutputs {
   routeId: number;
   uuid: string;
@@ -38,7 +39,11 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
       replace: ["domainId"],
       update: [...UPDATABLE],
     });
-    return { changes: changed.length > 0, replaces, deleteBeforeReplace: replaces.length > 0 };
+    return {
+      changes: changed.length > 0 || storedProviderOutdated(olds, news),
+      replaces,
+      deleteBeforeReplace: replaces.length > 0,
+    };
   },
 
   async create(props) {

@@ -5,8 +5,9 @@ import { checkTable, failingChecks } from "../verification/report";
 import { waitForChecks } from "../verification/wait";
 import { rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
+import { storedProviderOutdated } from "./loader";
 
-/** What a verification records in state (DESIGN.md, "Public surface"), plus its inputs. */
+/** What a verification records in state, plus its inputs (later versions must keep reading it). */
 export interface VerificationOutputs extends DomainCheck, VerificationInputs {
   verified: boolean;
 }
@@ -39,7 +40,7 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
     });
     // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
     const waitAgain = olds.verified !== true && replaces.length === 0;
-    return { changes: changed.length > 0 || waitAgain, replaces };
+    return { changes: changed.length > 0 || waitAgain || storedProviderOutdated(olds, news), replaces };
   },
 
   async create(props) {

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { CheckName } from "../inputs";
-import { verificationProvider } from "../providers";
+import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
 export interface DomainVerificationArgs {
   /** The domain to wait for (the service's numeric id). Changing it replaces the verification. */
@@ -28,7 +28,7 @@ export interface DomainVerificationArgs {
  * Waits until the service reports the domain's DNS checks OK. Usable alone when DNS is managed
  * elsewhere; give it `dependsOn` the records so it never checks before they exist.
  */
-export class DomainVerification extends pulumi.dynamic.Resource {
+export class DomainVerification extends EmailDeliveryDynamicResource {
   declare readonly domainId: pulumi.Output<number>;
   /** True when every requested check is OK. */
   declare readonly verified: pulumi.Output<boolean>;
@@ -43,7 +43,8 @@ export class DomainVerification extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: DomainVerificationArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      verificationProvider,
+      "verificationProvider",
+      "DomainVerification",
       name,
       // Every output needs its key here, even when unset (see Route).
       {
@@ -62,8 +63,6 @@ export class DomainVerification extends pulumi.dynamic.Resource {
         returnPathError: undefined,
       },
       opts,
-      "email-delivery",
-      "DomainVerification",
     );
   }
 }

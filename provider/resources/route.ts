@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { routeProvider } from "../providers";
+import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
 export interface RouteArgs {
   /**
@@ -39,7 +39,7 @@ export interface RouteArgs {
 }
 
 /** An inbound route: mail for `name@<domain>` goes to an endpoint. */
-export class Route extends pulumi.dynamic.Resource {
+export class Route extends EmailDeliveryDynamicResource {
   /** The service's numeric id (also the resource id). */
   declare readonly routeId: pulumi.Output<number>;
   declare readonly uuid: pulumi.Output<string>;
@@ -51,7 +51,8 @@ export class Route extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: RouteArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      routeProvider,
+      "routeProvider",
+      "Route",
       name,
       // Every output needs its key here, even when unset: Pulumi makes output properties only
       // for the keys it is given.
@@ -66,8 +67,6 @@ export class Route extends pulumi.dynamic.Resource {
         uuid: undefined,
       },
       opts,
-      "email-delivery",
-      "Route",
     );
   }
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
-import { domainProvider } from "../providers";
+import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
 export interface ServiceDomainArgs {
   name: pulumi.Input<string>;
@@ -8,7 +8,7 @@ export interface ServiceDomainArgs {
 }
 
 /** The domain on the email service itself: the `Domain` component's first child. */
-export class ServiceDomain extends pulumi.dynamic.Resource {
+export class ServiceDomain extends EmailDeliveryDynamicResource {
   declare readonly domainId: pulumi.Output<number>;
   declare readonly uuid: pulumi.Output<string>;
   declare readonly name: pulumi.Output<string>;
@@ -21,7 +21,8 @@ export class ServiceDomain extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: ServiceDomainArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      domainProvider,
+      "domainProvider",
+      "Domain",
       name,
       // Every output needs its key here, even when unset (see Route).
       {
@@ -37,8 +38,6 @@ export class ServiceDomain extends pulumi.dynamic.Resource {
         dnsRecords: undefined,
       },
       opts,
-      "email-delivery",
-      "Domain",
     );
   }
 }

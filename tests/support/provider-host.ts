@@ -12,23 +12,24 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 
 /**
  * The engine path without the Pulumi CLI: the dynamic-provider host shipped in `@pulumi/pulumi`
- * (`cmd/dynamic-provider`) spawned and driven over gRPC the way the engine drives it (see
- * ../shared/notes/feasibility.md §5). Requests carry `__provider` (the serialized provider text)
- * exactly as `pulumi.dynamic.Resource` puts it into the inputs, so what runs is the provider as
- * deserialized from its text in a separate process, configured from Configure's arguments.
+ * (`cmd/dynamic-provider`) spawned in a project folder, as the engine starts it, and driven over
+ * gRPC the way the engine drives it. Requests carry `__provider` as the engine stores it (for this
+ * package's resources, the loader text, which loads the package installed in that folder), so
+ * what runs is the provider as the host loads it in a separate process, configured from
+ * Configure's arguments.
  *
  * The calls are made with the generated service definitions (`provider_grpc_pb`, `provider_pb`)
  * over `node:http2`, advertising the header-list limit of the engine's Go client (16 MiB,
  * grpc-go's default), rather than through a `@grpc/grpc-js` client, which cannot change Node's
  * 64 KiB default. One limit remains that no Node client can lift: nghttp2 refuses a single header
- * field of 64 KiB or more, and the host's ErrorResourceInitFailed trailer is that large once its
- * properties carry `__provider` (a provider's text is ~70 KB). The Go engine accepts such a
- * trailer; a Node client would wait forever. For that case only, the harness reads the status
- * from a tap loaded into the host (TAP_SCRIPT, which only observes what the host sends) and marks
- * the error `via: "tap"`.
+ * field of 64 KiB or more, which the host's ErrorResourceInitFailed trailer reaches when its
+ * properties are that large (as with a provider serialized by value: ~100 KB). The Go engine
+ * accepts such a trailer; a Node client would wait forever. For that case only, the harness reads
+ * the status from a tap loaded into the host (TAP_SCRIPT, which only observes what the host sends)
+ * and marks the error `via: "tap"`.
  */
 
-/** The repository root: the engine starts the host in the project folder, where `got` etc. resolve. */
+/** The repository root, the default project folder: here the loaders find this package's build by name. */
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 
 /** The project name of ../../Pulumi.yaml; unqualified config keys are prefixed with it. */
@@ -183,7 +184,6 @@ export interface ProviderHost {
 const ENGINE_MAX_HEADER_LIST_SIZE = 16 << 20;
 /** nghttp2 (Node's HTTP/2) refuses any single header field from 64 KiB on (NGHTTP2_HD_MAX_NV). */
 const NODE_MAX_HEADER_FIELD = 65_536 - 100;
-const HOST_SCRIPT = require.resolve("@pulumi/pulumi/cmd/dynamic-provider");
 const STARTUP_TIMEOUT_MS = 20_000;
 const live = new Set<ChildProcess>();
 // Safety net: a test that forgets stop() must not leave a host running after jest exits.
@@ -205,8 +205,11 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
   });
   // The engine address argument is required but unused by this host. `--import` adds the
   // status tap (see TAP_SCRIPT); fd 3 is where it writes.
-  const child = spawn(process.execPath, ["--import", TAP_URL, HOST_SCRIPT, "127.0.0.1:1"], {
-    cwd: options.cwd ?? REPO_ROOT,
+  // The host of the project's own @pulumi/pulumi, found from its folder as Pulumi's launcher does.
+  const cwd = options.cwd ?? REPO_ROOT;
+  const hostScript = require.resolve("@pulumi/pulumi/cmd/dynamic-provider", { paths: [cwd] });
+  const child = spawn(process.execPath, ["--import", TAP_URL, hostScript, "127.0.0.1:1"], {
+    cwd,
     env,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { forgetConfig, setClientDefaults } from "../../provider/providers/connection";
+import { providerLoaderText } from "../../provider/providers/loader";
 import type { Emulator } from "../../emulator";
 
 /** A `configure()` request as the provider host builds it, from plain `namespace:key` config. */
@@ -40,4 +41,16 @@ export async function failure(promise: Promise<unknown>): Promise<Error & Record
     return error as Error & Record<string, unknown>;
   }
   throw new Error("expected the call to fail");
+}
+
+/**
+ * The `__provider` texts this version's resources store (what the engine sends the provider host
+ * with every request), by resource kind.
+ */
+export function loaderTexts(): { domain: string; route: string; verification: string } {
+  return {
+    domain: providerLoaderText("domainProvider"),
+    route: providerLoaderText("routeProvider"),
+    verification: providerLoaderText("verificationProvider"),
+  };
 }

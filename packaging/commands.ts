@@ -1,0 +1,42 @@
+import { execFile } from "node:child_process";
+
+export interface RunOptions {
+  cwd: string;
+  /** Added to (and overriding) this process's environment. */
+  env?: Record<string, string | undefined>;
+  /** Sent on stdin. */
+  input?: string;
+  /** @default 600000 (an `npm install` on a cold cache) */
+  timeoutMs?: number;
+}
+
+/** Runs a command to completion and returns its stdout; a failure carries the command and its stderr. */
+export function run(command: string, args: string[], options: RunOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      command,
+      args,
+      {
+        cwd: options.cwd,
+        env: { ...process.env, ...options.env },
+        timeout: options.timeoutMs ?? 600_000,
+        maxBuffer: 256 << 20,
+      },
+      (error, stdout, stderr) => {
+        if (!error) return resolve(stdout);
+        const tail = `${stderr}`.trim().split("\n").slice(-30).join("\n");
+        reject(
+          new Error(
+            `\`${[command, ...args].join(" ")}\` in ${options.cwd} failed: ${error.message}\n${tail}`,
+          ),
+        );
+      },
+    );
+    child.stdin?.end(options.input ?? "");
+  });
+}
+
+/** `npm` with the options every scripted install here uses: quiet, no audit, cache first. */
+export function npm(args: string[], options: RunOptions): Promise<string> {
+  return run("npm", [...args, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], options);
+}

@@ -1,0 +1,78 @@
+import { promises as fs } from "node:fs";
+import * as path from "node:path";
+import { run } from "./commands";
+
+/** A resource registration as the engine would receive it from the program. */
+export interface ProgramRegistration {
+  type: string;
+  name: string;
+  /** The inputs, `__provider` included for dynamic resources. */
+  inputs: Record<string, unknown>;
+}
+
+/**
+ * Runs a user's TypeScript program in a fresh `node` process in its project, loaded the way
+ * Pulumi's Node.js language host loads it (its vendored ts-node, the project's own `typescript`
+ * and `tsconfig.json`, type-checked), with `pulumi.runtime.setMocks` in place of the engine
+ * (nothing is created: mocks answer every registration with its inputs). Returns every
+ * registration, with the inputs Pulumi would store, e.g. each dynamic resource's `__provider`.
+ */
+export async function registrationsOf(
+  project: string,
+  options: { program?: string; config?: Record<string, string>; projectName?: string } = {},
+): Promise<ProgramRegistration[]> {
+  const runner = path.join(project, ".program-under-mocks.js");
+  await fs.writeFile(
+    runner,
+    runnerScript(options.program ?? "index.ts", options.config ?? {}, options.projectName ?? "user-project"),
+  );
+  try {
+    const stdout = await run(process.execPath, [runner], { cwd: project, timeoutMs: 120_000 });
+    return JSON.parse(stdout.slice(stdout.lastIndexOf("\n[") + 1)) as ProgramRegistration[];
+  } finally {
+    await fs.rm(runner, { force: true });
+  }
+}
+
+function runnerScript(program: string, config: Record<string, string>, projectName: string): string {
+  return `
+const pulumi = require("@pulumi/pulumi");
+const tsutils = require("@pulumi/pulumi/tsutils");
+// As @pulumi/pulumi/cmd/run does for a CommonJS TypeScript program.
+const { tsnodeRequire, typescriptRequire } = tsutils.typeScriptRequireStrings();
+require(tsnodeRequire).register({
+  compiler: typescriptRequire,
+  project: "tsconfig.json",
+  compilerOptions: {
+    target: "ES2020", module: "nodenext", moduleResolution: "nodenext", sourceMap: "true",
+    ...tsutils.loadTypeScriptCompilerOptions("tsconfig.json"),
+  },
+});
+const registrations = [];
+pulumi.runtime.setMocks(
+  {
+    newResource: (args) => {
+      registrations.push({ type: args.type, name: args.name, inputs: args.inputs });
+      return { id: args.name + "-id", state: args.inputs };
+    },
+    call: () => ({}),
+  },
+  ${JSON.stringify(projectName)},
+  "test",
+  true,
+);
+pulumi.runtime.setAllConfig(${JSON.stringify(config)}, []);
+(async () => {
+  await pulumi.runtime.runInPulumiStack(async () => { require(${JSON.stringify(`./${program}`)}); });
+  // Registrations made inside apply() arrive later: wait until nothing is in flight, twice in a row.
+  let quiet = 0, count = -1;
+  while (quiet < 2) {
+    await pulumi.runtime.waitForRPCs();
+    await new Promise((resolve) => setImmediate(resolve));
+    quiet = registrations.length === count ? quiet + 1 : 0;
+    count = registrations.length;
+  }
+  process.stdout.write("\\n" + JSON.stringify(registrations));
+})().catch((error) => { console.error(error && error.stack || error); process.exit(1); });
+`;
+}

@@ -1,0 +1,28 @@
+import * as pulumi from "@pulumi/pulumi";
+import { providerLoaderText, StoredProviderName } from "../providers/loader";
+
+/** The module part of this package's dynamic resource types (`…dynamic/email-delivery:Route`). */
+const MODULE = "email-delivery";
+
+/**
+ * A dynamic resource of this package. It is registered exactly as `pulumi.dynamic.Resource`
+ * registers one (type `pulumi-nodejs:dynamic/email-delivery:<type>`, run by Pulumi's Node.js
+ * dynamic-provider host), except that `__provider` is a small loader that requires the installed
+ * package at run time, not the provider's code serialized into every resource's state.
+ */
+export abstract class EmailDeliveryDynamicResource extends pulumi.CustomResource {
+  protected constructor(
+    provider: StoredProviderName,
+    type: string,
+    name: string,
+    props: pulumi.Inputs,
+    opts?: pulumi.CustomResourceOptions,
+  ) {
+    super(
+      `pulumi-nodejs:dynamic/${MODULE}:${type}`,
+      name,
+      { ...props, __provider: providerLoaderText(provider) },
+      opts,
+    );
+  }
+}
