@@ -5,26 +5,28 @@ import { emailApiCounts, since } from "./setup";
 
 /**
  * The same refresh through the real dynamic-provider host of `@pulumi/pulumi` (a child process
- * spoken to over gRPC, as the engine does): every Read sent at once, each carrying `__provider`
- * (the serialized provider text) in its properties as the engine's state does. Here the reads
- * reach the providers one gRPC message at a time, not in one synchronous burst, which is what
- * decides whether they find a list still in flight to share.
+ * spoken to over gRPC, as the engine does), started in a project folder as the engine starts it:
+ * every Read sent at once, each carrying `__provider` in its properties as the engine's state
+ * does. Here the reads reach the providers one gRPC message at a time, not in one synchronous
+ * burst, which is what decides whether they find a list still in flight to share.
  */
 export interface RefreshHost {
   refresh(fleet: Fleet): Promise<StepResult>;
-  stop(): Promise<void>;
 }
 
-/** `texts`: the domain and route providers' serialized text (see serialization.ts). */
-export async function startRefreshHost(
+/**
+ * `texts`: the domain and route resources' stored provider text; `cwd`: where the host runs (the
+ * project the texts load their package from); `step`: the row's name in the report.
+ */
+export function refreshHost(
   emulator: Emulator,
-  texts: { domain: string; route: string },
-): Promise<RefreshHost> {
-  const { domain: domainText, route: routeText } = texts;
+  options: { texts: { domain: string; route: string }; cwd: string; step: string },
+): RefreshHost {
+  const { domain: domainText, route: routeText } = options.texts;
   return {
     async refresh(fleet) {
       // A refresh is a Pulumi command of its own: the engine starts a host for it.
-      const host: ProviderHost = await startProviderHost({ callTimeoutMs: 120_000 });
+      const host: ProviderHost = await startProviderHost({ cwd: options.cwd, callTimeoutMs: 120_000 });
       await host.configure({
         "emailDelivery:baseUrl": emulator.emailApi.url,
         "emailDelivery:apiKey": rpcSecret(emulator.emailApi.apiKey),
@@ -58,7 +60,7 @@ export async function startRefreshHost(
         const gone = answers.filter((answer, i) => answer.id !== reads[i].held.id).length;
         if (gone) throw new Error(`the host's refresh reported ${gone} existing resources gone`);
         return {
-          step: "refresh (host)",
+          step: options.step,
           requests: emailApiCounts(emulator),
           ideal: { "domains/list": 1, "routes/list": 1 },
           attempts: NaN, // the clients run in the host process; only the emulator's log is seen
@@ -70,6 +72,5 @@ export async function startRefreshHost(
         await host.stop();
       }
     },
-    stop: async () => undefined,
   };
 }

@@ -1,8 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Emulator } from "../emulator";
 import type { AttemptRecord } from "../provider/client";
-import { domainProvider, routeProvider } from "../provider/providers";
-import { configureProviders, emailApiCounts, since, total } from "./setup";
+import { BenchProviders, configureProviders, emailApiCounts, since, total } from "./setup";
 
 export type StepName = "create" | "refresh" | "update" | "delete";
 
@@ -37,8 +36,9 @@ export interface Fleet {
 export interface LifecycleOptions {
   /** N: routes, spread over N/10 domains (at least one). */
   routes: number;
-  /** Runs after the create step, before the in-process refresh (e.g. a refresh through the real host). */
-  afterCreate?: (fleet: Fleet) => Promise<StepResult | undefined>;
+  providers: BenchProviders;
+  /** Runs after the create step, before the in-process refresh (e.g. refreshes through the real host). */
+  afterCreate?: (fleet: Fleet) => Promise<StepResult[]>;
   /** Called at each step boundary (memory sampling). */
   onStep?: () => void;
 }
@@ -58,7 +58,8 @@ export interface LifecycleResult {
  */
 export async function runLifecycle(emulator: Emulator, options: LifecycleOptions): Promise<LifecycleResult> {
   const attempts: AttemptRecord[] = [];
-  await configureProviders(emulator, attempts);
+  const { domainProvider, routeProvider } = options.providers;
+  await configureProviders(emulator, options.providers, attempts);
   const n = options.routes;
   const domainCount = Math.max(1, Math.floor(n / 10));
   const endpointId = emulator.state.endpoints[0].id;
@@ -110,8 +111,7 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
     }),
   );
 
-  const extra = await options.afterCreate?.(fleet);
-  if (extra) steps.push(extra);
+  steps.push(...((await options.afterCreate?.(fleet)) ?? []));
 
   // refresh: every read issued at once, as the engine sends them; nothing may be reported gone.
   steps.push(

@@ -1,8 +1,7 @@
 import got from "got";
 import type { Emulator } from "../emulator";
 import { forgetSharedLists, processRuntime } from "../provider/client/process-runtime";
-import { domainProvider, routeProvider } from "../provider/providers";
-import { configureProviders, median, percentile } from "./setup";
+import { BenchProviders, configureProviders, median, percentile } from "./setup";
 
 /** One operation timed through the provider and as a raw got call of the same request. */
 export interface OverheadFigures {
@@ -21,8 +20,13 @@ export interface OverheadFigures {
  * headers, the providers' own keep-alive agent), alternating the two so drift hits both alike,
  * after a warm-up. Sequential: one request at a time, so each sample is one round trip.
  */
-export async function measureOverhead(emulator: Emulator, samples = 300): Promise<OverheadFigures[]> {
-  await configureProviders(emulator);
+export async function measureOverhead(
+  emulator: Emulator,
+  providers: BenchProviders,
+  samples = 300,
+): Promise<OverheadFigures[]> {
+  const { domainProvider, routeProvider } = providers;
+  await configureProviders(emulator, providers);
   const name = `overhead-${process.pid}.example.com`;
   const domain = await domainProvider.create((await domainProvider.check!({}, { name })).inputs!);
   const endpointId = emulator.state.endpoints[0].id;

@@ -4,7 +4,8 @@ import { lineChart } from "./chart";
 import { isIdeal, LifecycleResult, listsPerKind, StepResult } from "./lifecycle";
 import type { MemoryPeak } from "./memory";
 import type { OverheadFigures } from "./overhead";
-import type { SerializationFigures } from "./serialization";
+import type { ProviderTextFigures } from "./provider-text";
+import type { StateSizeFigures } from "./state-size";
 import { total } from "./setup";
 import type { VerificationFigures } from "./verification";
 
@@ -17,7 +18,8 @@ export interface BenchResults {
   memory?: MemoryPeak & { routes: number };
   overhead: OverheadFigures[];
   verification: VerificationFigures[];
-  serialization: SerializationFigures[];
+  providerTexts: ProviderTextFigures[];
+  stateSize: StateSizeFigures[];
 }
 
 export const TARGETS = {
@@ -96,15 +98,41 @@ export function formatReport(results: BenchResults): string {
       ]),
     ),
     "",
-    "Serialized provider text (serializeFunction as pulumi.dynamic.Resource does; evaluated in fresh node processes)",
+    "Provider text each resource stores (__provider): this package's loader, and the code serialized by value as",
+    "pulumi.dynamic.Resource stored it before (any install not under node_modules); load time in the real provider",
+    "host, types in this order (the first loader loads the installed package; each by-value text is its own copy)",
     table(
-      ["provider", "text bytes", "serialize ms", "evaluate ms (median)", "evaluate ms (each run)"],
-      results.serialization.map((s) => [
-        s.provider,
-        String(s.textBytes),
-        s.serializeMs.toFixed(0),
-        s.evaluateMedianMs.toFixed(1),
-        s.evaluateMs.map((ms) => ms.toFixed(1)).join(", "),
+      ["resource", "form", "text bytes", "in state per resource", "load ms (median)", "load ms (each host)"],
+      results.providerTexts.map((t) => [
+        t.type,
+        t.form,
+        String(t.textBytes),
+        kib(t.storedBytes),
+        t.loadMedianMs.toFixed(1),
+        t.loadMs.map((ms) => ms.toFixed(1)).join(", "),
+      ]),
+    ),
+    "",
+    "State of the dynamic resources for N domains like the basic example (domain, verification, 2 routes each;",
+    "inputs + outputs as stored, computed from one such domain's measured resources × N)",
+    table(
+      [
+        "domains",
+        "dynamic resources",
+        "state (loader)",
+        "of it provider text",
+        "state (by value)",
+        "of it provider text",
+        "by value / loader",
+      ],
+      results.stateSize.map((s) => [
+        String(s.domains),
+        String(s.dynamicResources),
+        kib(s.bytes.loader.state),
+        kib(s.bytes.loader.providerText),
+        kib(s.bytes["by value"].state),
+        kib(s.bytes["by value"].providerText),
+        `${(s.bytes["by value"].state / s.bytes.loader.state).toFixed(1)}×`,
       ]),
     ),
   );
@@ -124,6 +152,10 @@ export function formatReport(results: BenchResults): string {
     );
   }
   return out.join("\n") + "\n";
+}
+
+function kib(bytes: number): string {
+  return bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(2)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
 function verdict(step: StepResult): string {

@@ -1,19 +1,24 @@
 /**
  * `npm run bench`: requests per lifecycle step, provider overhead against raw HTTP, verification
- * latency, serialized provider text and peak memory, against the emulator on 127.0.0.1.
+ * latency, the provider text each resource stores and the state it makes, and peak memory,
+ * against the emulator on 127.0.0.1, with the package packed and installed from its tarball into
+ * a throwaway project, as users install it.
  * Prints a table; writes bench/results/latest.json and bench/results/refresh-requests.svg.
  *
  * Options: --sizes 10,100,1000   --samples 300   --valid-after 3,6   --no-host
  */
 import * as os from "node:os";
 import * as path from "node:path";
-import { startRefreshHost } from "./host-refresh";
+import { REPO_ROOT } from "../packaging/clean-clone";
+import { refreshHost } from "./host-refresh";
 import { LifecycleResult, runLifecycle } from "./lifecycle";
 import { MemoryPeak, sampleMemory } from "./memory";
 import { measureOverhead } from "./overhead";
+import { installPackage } from "./package";
+import { measureProviderTexts, serializeByValue } from "./provider-text";
 import { BenchResults, formatReport, writeResults } from "./report";
-import { measureSerialization, serializeProviders } from "./serialization";
 import { since, startBenchEmulator } from "./setup";
+import { measureStateSize } from "./state-size";
 import { measureVerification, VerificationFigures } from "./verification";
 
 function option(name: string, fallback: string): string {
@@ -31,48 +36,61 @@ async function main(): Promise<void> {
   const progress = (line: string) =>
     process.stderr.write(`[bench ${(since(started) / 1000).toFixed(1)} s] ${line}\n`);
 
+  progress("packing the package and installing its tarball into a throwaway project");
+  const installed = await installPackage();
+  const { providers } = installed;
   const emulator = await startBenchEmulator();
   try {
-    progress("serializing the providers as a Pulumi program does");
-    const serialized = await serializeProviders();
-    const serialization = await measureSerialization(serialized);
+    progress("serializing the providers by value, as before the loader");
+    const byValue = await serializeByValue();
+    const texts = { loader: installed.texts, "by value": byValue };
+    progress("provider texts: size, and load time in fresh processes");
+    const providerTexts = await measureProviderTexts([
+      { form: "loader", texts: installed.texts, cwd: installed.dir },
+      { form: "by value", texts: byValue, cwd: REPO_ROOT },
+    ]);
+    progress("state size for N = 1, 10, 50 domains");
+    const stateSize = await measureStateSize(emulator, providers, texts);
 
     // Memory first, in a lifecycle of its own without the host: the host refresh encodes every
-    // Read (each carrying the ~100 KB provider text) in this process, which is the harness's
-    // memory, not the providers'.
+    // Read in this process, which is the harness's memory, not the providers'.
     const largest = Math.max(...sizes);
     progress(`lifecycle for memory, N = ${largest}`);
     const sampler = sampleMemory();
-    await runLifecycle(emulator, { routes: largest, onStep: sampler.sample });
+    await runLifecycle(emulator, { routes: largest, providers, onStep: sampler.sample });
     const memory: MemoryPeak & { routes: number } = { ...sampler.stop(), routes: largest };
 
-    const host = viaHost
-      ? await startRefreshHost(emulator, {
-          domain: serialized.find((s) => s.provider === "domainProvider")!.text,
-          route: serialized.find((s) => s.provider === "routeProvider")!.text,
-        })
-      : undefined;
     const lifecycle: LifecycleResult[] = [];
-    try {
-      for (const n of sizes) {
-        progress(`lifecycle, N = ${n}`);
-        lifecycle.push(
-          await runLifecycle(emulator, {
-            routes: n,
-            afterCreate: host ? (fleet) => host.refresh(fleet) : undefined,
-          }),
-        );
-      }
-    } finally {
-      await host?.stop();
+    const hostWith = (form: "loader" | "by value", cwd: string) =>
+      refreshHost(emulator, {
+        texts: { domain: texts[form].Domain, route: texts[form].Route },
+        cwd,
+        step: form === "loader" ? "refresh (host)" : "refresh (host, by value)",
+      });
+    for (const n of sizes) {
+      progress(`lifecycle, N = ${n}`);
+      lifecycle.push(
+        await runLifecycle(emulator, {
+          routes: n,
+          providers,
+          // Through the host with the stored loader; at the largest N also with the text stored
+          // before it, for comparison.
+          afterCreate: viaHost
+            ? async (fleet) => [
+                await hostWith("loader", installed.dir).refresh(fleet),
+                ...(n === largest ? [await hostWith("by value", REPO_ROOT).refresh(fleet)] : []),
+              ]
+            : undefined,
+        }),
+      );
     }
 
     progress("overhead against raw got");
-    const overhead = await measureOverhead(emulator, samples);
+    const overhead = await measureOverhead(emulator, providers, samples);
     const verification: VerificationFigures[] = [];
     for (const seconds of validAfter) {
       progress(`verification, records valid after ${seconds} s`);
-      verification.push(await measureVerification(emulator, seconds));
+      verification.push(await measureVerification(emulator, providers, seconds));
     }
 
     const results: BenchResults = {
@@ -88,7 +106,8 @@ async function main(): Promise<void> {
       memory,
       overhead,
       verification,
-      serialization,
+      providerTexts,
+      stateSize,
     };
     process.stdout.write(formatReport(results));
     const files = await writeResults(path.join(__dirname, "results"), results);
@@ -97,6 +116,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await emulator.stop();
+    await installed.remove();
   }
 }
 

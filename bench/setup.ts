@@ -1,16 +1,18 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { Emulator, startEmulator } from "../emulator";
 import type { AttemptRecord } from "../provider/client";
-import { domainProvider, routeProvider, verificationProvider } from "../provider/providers";
 import { setClientDefaults } from "../provider/providers/connection";
 import { configureFor } from "../tests/support/providers";
 
-/** The three providers, as the provider host holds them. */
-export const PROVIDERS: pulumi.dynamic.ResourceProvider[] = [
-  domainProvider,
-  routeProvider,
-  verificationProvider,
-];
+/**
+ * The three providers the bench drives: `npm run bench` passes the installed package's
+ * (bench/package.ts), tests may pass the sources'.
+ */
+export interface BenchProviders {
+  domainProvider: pulumi.dynamic.ResourceProvider;
+  routeProvider: pulumi.dynamic.ResourceProvider;
+  verificationProvider: pulumi.dynamic.ResourceProvider;
+}
 
 /**
  * The emulator on free ports of 127.0.0.1, with 1024-bit DKIM keys (creating a domain makes one;
@@ -24,9 +26,18 @@ export function startBenchEmulator(): Promise<Emulator> {
  * Configures the providers through `configure()` as the provider host does (stack config, not
  * env), and counts the requests the clients send (retries included) through `onAttempt`.
  */
-export async function configureProviders(emulator: Emulator, attempts?: AttemptRecord[]): Promise<void> {
-  await configureFor(emulator, PROVIDERS);
-  // configureFor sets quick retries; keep them, and record attempts when asked.
+export async function configureProviders(
+  emulator: Emulator,
+  providers: BenchProviders,
+  attempts?: AttemptRecord[],
+): Promise<void> {
+  await configureFor(emulator, [
+    providers.domainProvider,
+    providers.routeProvider,
+    providers.verificationProvider,
+  ]);
+  // configureFor sets quick retries; keep them, and record attempts when asked. Settings live on
+  // globalThis under versioned keys, so the installed package's copy of the code reads them too.
   setClientDefaults({
     retry: { baseDelayMs: 5, maxDelayMs: 20 },
     onAttempt: attempts ? (attempt) => attempts.push(attempt) : undefined,

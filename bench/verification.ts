@@ -1,8 +1,7 @@
 import type { Emulator } from "../emulator";
 import type { DnsRecord } from "../provider/client";
-import { domainProvider, verificationProvider } from "../provider/providers";
 import { publishRecords } from "../tests/support/cloudflare";
-import { configureProviders, emailApiCounts, since } from "./setup";
+import { BenchProviders, configureProviders, emailApiCounts, since } from "./setup";
 
 /**
  * The wait's longest pause between polls: `max(30 s, pollIntervalSeconds)`
@@ -38,10 +37,12 @@ export interface VerificationFigures {
  */
 export async function measureVerification(
   emulator: Emulator,
+  providers: BenchProviders,
   validAfterSeconds = 3,
   pollIntervalSeconds = 1,
 ): Promise<VerificationFigures> {
-  await configureProviders(emulator);
+  const { domainProvider, verificationProvider } = providers;
+  await configureProviders(emulator, providers);
   const name = `verify${Math.round(validAfterSeconds * 10)}-${process.pid}.${emulator.cloudflare.zones[0].name}`;
   const domain = await domainProvider.create((await domainProvider.check!({}, { name })).inputs!);
   const records = domain.outs!.dnsRecords as DnsRecord[];
@@ -71,7 +72,7 @@ export async function measureVerification(
       }, reject);
     }, validAfterSeconds * 1000),
   );
-  let created: Awaited<ReturnType<typeof verificationProvider.create>>;
+  let created: Awaited<ReturnType<BenchProviders["verificationProvider"]["create"]>>;
   try {
     created = await verificationProvider.create(checked.inputs!);
   } finally {

@@ -46,12 +46,14 @@ export async function prepareDemoProject(dir: string, options: { build?: boolean
 export async function openDemoStack(
   cli: PulumiCommand,
   emulator: Emulator,
-  log: (line: string) => void = () => undefined,
+  options: { log?: (line: string) => void; build?: boolean } = {},
 ): Promise<DemoStack> {
   const work = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-demo-"));
   try {
-    log("Packing the package and installing the tarball into a throwaway project, as a user would…");
-    const projectDir = await prepareDemoProject(work);
+    options.log?.(
+      "Packing the package and installing the tarball into a throwaway project, as a user would…",
+    );
+    const projectDir = await prepareDemoProject(work, { build: options.build });
     const backend = path.join(work, "backend");
     await fs.mkdir(backend);
     const name = `demo-${process.pid}-${Date.now().toString(36)}`;

@@ -22,7 +22,7 @@ async function main(): Promise<number> {
   console.log(
     `Emulator: email API ${emulator.emailApi.url}, Cloudflare ${emulator.cloudflare.url}, DNS ${emulator.dns.address}`,
   );
-  const demo = await openDemoStack(cli.command, emulator, (line) => console.log(line)).catch(
+  const demo = await openDemoStack(cli.command, emulator, { log: (line) => console.log(line) }).catch(
     async (error) => {
       await emulator.stop();
       throw error;

@@ -5,7 +5,8 @@ import { useEmulator } from "../support/emulator";
 import { pulumiCliHere } from "../support/pulumi-cli";
 
 /**
- * The root project (the basic example) through the real Pulumi CLI against the emulator:
+ * The root project's program (the basic example), in a project with the package installed from
+ * its tarball as a user installs it, through the real Pulumi CLI against the emulator:
  * preview → up → preview (no changes) → refresh → destroy, with a local file backend. It needs a
  * Pulumi CLI, which cannot be had on every machine (the GitHub workflow installs one); where none
  * exists it is skipped and says why.
@@ -32,7 +33,7 @@ if (!cli.available) console.warn(`End-to-end test skipped: ${cli.reason}. Instal
     afterAll(() => demo?.dispose());
 
     it("previews, applies, shows no changes after, refreshes cleanly, and destroys everything", async () => {
-      demo = await openDemoStack(command, emulator());
+      demo = await openDemoStack(command, emulator(), { build: false }); // jest's setup built dist/
       const log: string[] = [];
       const onOutput = (text: string) => void log.push(text);
 

@@ -1,0 +1,61 @@
+import { promises as fs } from "node:fs";
+import { createRequire } from "node:module";
+import * as os from "node:os";
+import * as path from "node:path";
+import { REPO_ROOT } from "../packaging/clean-clone";
+import { registrationsOf } from "../packaging/program-under-mocks";
+import { createUserProject, packTarball } from "../packaging/user-project";
+import { STORED_PROVIDERS, StoredProviderName } from "../provider/providers/loader";
+import type { BenchProviders } from "./setup";
+
+export type StoredType = "Domain" | "DomainVerification" | "Route";
+
+/** The resource types whose provider text is stored (`email-delivery:<type>`), with the provider that runs each. */
+export const STORED_TYPES = Object.fromEntries(
+  Object.entries(STORED_PROVIDERS).map(([provider, type]) => [type.split(":")[1], provider]),
+) as Record<StoredType, StoredProviderName>;
+
+export interface InstalledPackage {
+  /** A project with the package installed from its tarball, as users install it. */
+  dir: string;
+  /** The installed package's providers, loaded into this process as its loaders load them. */
+  providers: BenchProviders;
+  /** The `__provider` text each resource type stores, as a program in the project registers it. */
+  texts: Record<StoredType, string>;
+  remove(): Promise<void>;
+}
+
+/** A program with every dynamic resource type, to read the texts Pulumi would store. */
+const PROGRAM = `
+import { Domain, Route } from "pulumi-email-delivery";
+const domain = new Domain("mail", { name: "mail.example.com", cloudflare: { zoneId: "zone" } });
+new Route("support", { name: "support", domainId: domain.domainId, endpointId: 1 });
+`;
+
+/**
+ * This package packed (`npm pack`, which builds it) and installed from the tarball into a
+ * throwaway project beside its own @pulumi/pulumi, @pulumi/cloudflare and typescript.
+ */
+export async function installPackage(): Promise<InstalledPackage> {
+  const work = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-bench-"));
+  const { file } = await packTarball(REPO_ROOT, path.join(work, "packed"));
+  const project = await createUserProject(path.join(work, "project"), "tarball", { tarball: file });
+  await fs.writeFile(path.join(project.dir, "index.ts"), PROGRAM);
+  await fs.writeFile(
+    path.join(project.dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { module: "nodenext", target: "ES2022", types: ["node"], strict: true },
+    }),
+  );
+  const registrations = await registrationsOf(project.dir);
+  const texts = Object.fromEntries(
+    Object.keys(STORED_TYPES).map((type) => [
+      type,
+      registrations.find((r) => r.type === `pulumi-nodejs:dynamic/email-delivery:${type}`)!.inputs.__provider,
+    ]),
+  ) as Record<StoredType, string>;
+  const providers = createRequire(path.join(project.dir, "/"))(
+    "pulumi-email-delivery/providers",
+  ) as BenchProviders;
+  return { dir: project.dir, providers, texts, remove: () => fs.rm(work, { recursive: true, force: true }) };
+}
