@@ -14,6 +14,9 @@ export interface VerificationOutputs extends DomainCheck, VerificationInputs {
   verified: boolean;
 }
 
+/** A new domain is a new verification; new settings wait again. */
+const DIFF_RULES = { replace: ["domainId"], update: ["checks", "timeoutSeconds", "pollIntervalSeconds"] };
+
 /** Waits between polls grow to this, or to the poll interval when that is longer. */
 const MAX_POLL_INTERVAL_MS = 30_000;
 /** Bounds on one check request: the service does four DNS lookups, each up to a few seconds. */
@@ -36,10 +39,7 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
   },
 
   async diff(_id, olds, news) {
-    const { changed, replaces } = diffProperties(olds, news, {
-      replace: ["domainId"],
-      update: ["checks", "timeoutSeconds", "pollIntervalSeconds"],
-    });
+    const { changed, replaces } = diffProperties(olds, news, DIFF_RULES);
     // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
     const waitAgain = olds.verified !== true && replaces.length === 0;
     return { changes: changed.length > 0 || waitAgain || storedProviderOutdated(olds, news), replaces };
@@ -50,7 +50,10 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
     return { id: String(inputs.domainId), outs: await verify(inputs) };
   },
 
-  async update(_id, _olds, news) {
+  async update(_id, olds, news) {
+    // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
+    if (olds.verified === true && diffProperties(olds, news, DIFF_RULES).changed.length === 0)
+      return { outs: outputs(pickInputs(news as VerificationInputs), olds as VerificationOutputs) };
     return { outs: await verify(news as VerificationInputs & { __provider?: string }) };
   },
 

@@ -205,14 +205,31 @@ describe("providers through the real dynamic-provider host", () => {
           changes: "DIFF_NONE",
         });
       }
-      // The update sends nothing to the service and stores the loader.
+      // The update that follows sends nothing to the service and stores the loader.
       const name = uniqueDomain("old");
-      const created = await host.create(urn, (await host.check(urn, {}, news(name))).inputs);
-      const oldState = { ...created.properties, __provider: await serializeProvider(domainProvider) };
-      const requests = emulator().requests.all().length;
-      const updated = await host.update(created.id, urn, oldState, news(name, { adopt: false }));
-      expect(updated.properties).toEqual({ ...created.properties, __provider: texts.domain });
-      expect(emulator().requests.all().length).toBe(requests);
+      const domain = await host.create(urn, (await host.check(urn, {}, news(name))).inputs);
+      await publish(emulator(), domain.properties.dnsRecords as PublishedRecord[]);
+      const domainId = Number(domain.id);
+      const made = [
+        [urn, domain, domainProvider, "domain"],
+        [urnFor("emailDelivery:Route", "old"), undefined, routeProvider, "route"],
+        [urnFor("emailDelivery:DomainVerification", "old"), undefined, verificationProvider, "verification"],
+      ] as const;
+      for (const [kindUrn, existing, provider, kind] of made) {
+        const props =
+          kind === "route"
+            ? { name: "old", domainId, endpointId: 1 }
+            : kind === "verification"
+              ? { domainId, pollIntervalSeconds: 1 }
+              : { name };
+        const { inputs } = await host.check(kindUrn, {}, { ...props, __provider: texts[kind] });
+        const created = existing ?? (await host.create(kindUrn, inputs));
+        const oldState = { ...created.properties, __provider: await serializeProvider(provider) };
+        const requests = emulator().requests.all().length;
+        const updated = await host.update(created.id, kindUrn, oldState, inputs);
+        expect(updated.properties).toEqual({ ...created.properties, __provider: texts[kind] });
+        expect(emulator().requests.all().length).toBe(requests);
+      }
     });
 
     it("read after an out-of-band deletion returns no id (Pulumi drops it)", async () => {
