@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { REPO_ROOT } from "../packaging/clean-clone";
-import { registrationsOf } from "../packaging/program-under-mocks";
+import { runUnderMocks } from "../packaging/program-under-mocks";
 import { createUserProject, packTarball } from "../packaging/user-project";
 import { STORED_PROVIDERS, StoredProviderName } from "../provider/providers/loader";
 import type { BenchProviders } from "./setup";
@@ -47,7 +47,7 @@ export async function installPackage(): Promise<InstalledPackage> {
       compilerOptions: { module: "nodenext", target: "ES2022", types: ["node"], strict: true },
     }),
   );
-  const registrations = await registrationsOf(project.dir);
+  const { registrations } = await runUnderMocks(project.dir);
   const texts = Object.fromEntries(
     Object.keys(STORED_TYPES).map((type) => [
       type,

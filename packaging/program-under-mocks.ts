@@ -10,17 +10,24 @@ export interface ProgramRegistration {
   inputs: Record<string, unknown>;
 }
 
+/** What a program run under mocks registered, and the warnings it logged (`pulumi.log.warn`). */
+export interface ProgramUnderMocks {
+  registrations: ProgramRegistration[];
+  warnings: string[];
+}
+
 /**
  * Runs a user's TypeScript program in a fresh `node` process in its project, loaded the way
  * Pulumi's Node.js language host loads it (its vendored ts-node, the project's own `typescript`
  * and `tsconfig.json`, type-checked), with `pulumi.runtime.setMocks` in place of the engine
  * (nothing is created: mocks answer every registration with its inputs). Returns every
- * registration, with the inputs Pulumi would store, e.g. each dynamic resource's `__provider`.
+ * registration, with the inputs Pulumi would store, e.g. each dynamic resource's `__provider`,
+ * and every warning logged.
  */
-export async function registrationsOf(
+export async function runUnderMocks(
   project: string,
   options: { program?: string; config?: Record<string, string>; projectName?: string } = {},
-): Promise<ProgramRegistration[]> {
+): Promise<ProgramUnderMocks> {
   const runner = path.join(project, ".program-under-mocks.js");
   await fs.writeFile(
     runner,
@@ -28,7 +35,7 @@ export async function registrationsOf(
   );
   try {
     const stdout = await run(process.execPath, [runner], { cwd: project, timeoutMs: 120_000 });
-    return JSON.parse(stdout.slice(stdout.lastIndexOf("\n[") + 1)) as ProgramRegistration[];
+    return JSON.parse(stdout.slice(stdout.lastIndexOf("\n{") + 1)) as ProgramUnderMocks;
   } finally {
     await fs.rm(runner, { force: true });
   }
@@ -49,6 +56,10 @@ require(tsnodeRequire).register({
   },
 });
 const registrations = [];
+// Without an engine, pulumi.log.warn prints "warning: [runtime] …" through console.warn.
+const warnings = [];
+const consoleWarn = console.warn;
+console.warn = (...args) => { warnings.push(args.join(" ")); consoleWarn(...args); };
 pulumi.runtime.setMocks(
   {
     newResource: (args) => {
@@ -72,7 +83,7 @@ pulumi.runtime.setAllConfig(${JSON.stringify(config)}, []);
     quiet = registrations.length === count ? quiet + 1 : 0;
     count = registrations.length;
   }
-  process.stdout.write("\\n" + JSON.stringify(registrations));
+  process.stdout.write("\\n" + JSON.stringify({ registrations, warnings }));
 })().catch((error) => { console.error(error && error.stack || error); process.exit(1); });
 `;
 }

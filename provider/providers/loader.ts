@@ -45,23 +45,26 @@ export function providerLoaderText(provider: StoredProviderName): string {
 // Loads the provider from the package installed in the Pulumi project, so state always runs the
 // installed version. The entry point and the name it loads are the package's public API.
 exports.handler = function () {
-  var project = process.cwd();
+  var project = "the project folder";
   var provider;
+  var tooOld = "it is older than the version that wrote the state. Install a newer version in the Pulumi project.";
   try {
+    project = process.cwd();
     // From the folder Pulumi starts this process in, as the provider host itself was found
     // (createRequire also lets the package's own folder load it by name).
     provider = require("node:module").createRequire(project + "/")(${entry}).${provider};
   } catch (error) {
+    var code = error && error.code;
     var message = String(error && error.message);
-    var missing = error && error.code === "MODULE_NOT_FOUND" && message.indexOf(${notFound}) >= 0;
+    var missing = code === "MODULE_NOT_FOUND" && message.indexOf(${notFound}) >= 0;
     throw new Error("This stack's ${type} resources are run by the package ${PACKAGE_NAME}, " +
-      "which could not be loaded from " + project + ": " + message.split("\\n")[0] + (missing ?
-      " Install it in the Pulumi project (npm install ${PACKAGE_NAME}) and run the command again." : ""),
+      "which could not be loaded from " + project + ": " + message.split("\\n")[0] +
+      (missing ? " Install it in the Pulumi project (npm install ${PACKAGE_NAME}) and run the command again." :
+      code === "ERR_PACKAGE_PATH_NOT_EXPORTED" ? " The installed version has no entry point for stored state: " + tooOld : ""),
       { cause: error });
   }
   if (!provider) {
-    throw new Error("The installed ${PACKAGE_NAME} has no ${provider}, which this stack's state needs: " +
-      "it is older than the version that wrote the state. Install a newer version.");
+    throw new Error("The installed ${PACKAGE_NAME} has no ${provider}, which this stack's state needs: " + tooOld);
   }
   return provider;
 };

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerLoaderText, StoredProviderName } from "../providers/loader";
+import { warnIfHostLoadsAnotherCopy } from "./host-copy";
 
 /** The module part of this package's dynamic resource types (`…dynamic/email-delivery:Route`). */
 const MODULE = "email-delivery";
@@ -8,7 +9,9 @@ const MODULE = "email-delivery";
  * A dynamic resource of this package. It is registered exactly as `pulumi.dynamic.Resource`
  * registers one (type `pulumi-nodejs:dynamic/email-delivery:<type>`, run by Pulumi's Node.js
  * dynamic-provider host), except that `__provider` is a small loader that requires the installed
- * package at run time, not the provider's code serialized into every resource's state.
+ * package at run time, not the provider's code serialized into every resource's state. That
+ * package is the one installed where the engine starts the host (the program's folder): the first
+ * resource warns if it is missing there or of another version.
  */
 export abstract class EmailDeliveryDynamicResource extends pulumi.CustomResource {
   protected constructor(
@@ -24,5 +27,6 @@ export abstract class EmailDeliveryDynamicResource extends pulumi.CustomResource
       { ...props, __provider: providerLoaderText(provider) },
       opts,
     );
+    warnIfHostLoadsAnotherCopy();
   }
 }

@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { load } from "js-yaml";
 import { prepareDemoProject } from "../../demo/lifecycle";
-import { registrationsOf } from "../../packaging/program-under-mocks";
+import { runUnderMocks } from "../../packaging/program-under-mocks";
 import { providerLoaderText } from "../../provider/providers/loader";
 
 /**
@@ -38,7 +38,11 @@ describe("the demo's project", () => {
     const config = Object.fromEntries(
       Object.entries(local.config).map(([key, value]) => [key, String(value)]),
     );
-    const registrations = await registrationsOf(project, { config, projectName: "email-delivery" });
+    const { registrations, warnings } = await runUnderMocks(project, {
+      config,
+      projectName: "email-delivery",
+    });
+    expect(warnings).toEqual([]);
     const providers = registrations
       .filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/"))
       .map((r) => [r.type.split(":").pop(), r.inputs.__provider]);

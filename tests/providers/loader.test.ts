@@ -167,15 +167,16 @@ describe("the stored provider text", () => {
     });
     afterEach(() => fs.rm(project, { recursive: true, force: true }));
 
-    /** A package of this name in the project whose `providers` entry point is `code`. */
-    const installPackage = async (code: string) => {
+    /** A package of this name in the project whose `providers` entry point is `code` (none without it). */
+    const installPackage = async (code?: string) => {
       const installed = path.join(project, "node_modules", "pulumi-email-delivery");
       await fs.mkdir(installed, { recursive: true });
+      const exports = code === undefined ? { ".": "./index.js" } : { "./providers": "./providers.js" };
       await fs.writeFile(
         path.join(installed, "package.json"),
-        JSON.stringify({ name: "pulumi-email-delivery", exports: { "./providers": "./providers.js" } }),
+        JSON.stringify({ name: "pulumi-email-delivery", exports }),
       );
-      await fs.writeFile(path.join(installed, "providers.js"), code);
+      await fs.writeFile(path.join(installed, code === undefined ? "index.js" : "providers.js"), code ?? "");
     };
 
     it("not installed in the project: says which package, where it looked, and how to install it", async () => {
@@ -208,7 +209,16 @@ describe("the stored provider text", () => {
         inFreshProcess(providerLoaderText("verificationProvider"), "", { cwd: project }),
       ).rejects.toThrow(
         "The installed pulumi-email-delivery has no verificationProvider, which this stack's state needs: " +
-          "it is older than the version that wrote the state. Install a newer version.",
+          "it is older than the version that wrote the state. Install a newer version in the Pulumi project.",
+      );
+    });
+
+    it("an installed build from before the stored loader (no entry point for it): says it is too old", async () => {
+      await installPackage();
+      await expect(inFreshProcess(providerLoaderText("routeProvider"), "", { cwd: project })).rejects.toThrow(
+        "Package subpath './providers' is not defined by \"exports\" in " +
+          `${path.join(project, "node_modules/pulumi-email-delivery/package.json")} ` +
+          "The installed version has no entry point for stored state: it is older than the version that wrote the state.",
       );
     });
   });
