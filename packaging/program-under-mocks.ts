@@ -1,4 +1,5 @@
 import { promises as fs } from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { run } from "./commands";
 
@@ -28,7 +29,9 @@ export async function runUnderMocks(
   project: string,
   options: { program?: string; config?: Record<string, string>; projectName?: string } = {},
 ): Promise<ProgramUnderMocks> {
-  const runner = path.join(project, ".program-under-mocks.js");
+  // The runner lives outside the project (nothing is written there) and loads everything from it.
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), "program-under-mocks-"));
+  const runner = path.join(folder, "run.js");
   await fs.writeFile(
     runner,
     runnerScript(options.program ?? "index.ts", options.config ?? {}, options.projectName ?? "user-project"),
@@ -37,17 +40,18 @@ export async function runUnderMocks(
     const stdout = await run(process.execPath, [runner], { cwd: project, timeoutMs: 120_000 });
     return JSON.parse(stdout.slice(stdout.lastIndexOf("\n{") + 1)) as ProgramUnderMocks;
   } finally {
-    await fs.rm(runner, { force: true });
+    await fs.rm(folder, { recursive: true, force: true });
   }
 }
 
 function runnerScript(program: string, config: Record<string, string>, projectName: string): string {
   return `
-const pulumi = require("@pulumi/pulumi");
-const tsutils = require("@pulumi/pulumi/tsutils");
+const load = require("node:module").createRequire(process.cwd() + "/");
+const pulumi = load("@pulumi/pulumi");
+const tsutils = load("@pulumi/pulumi/tsutils");
 // As @pulumi/pulumi/cmd/run does for a CommonJS TypeScript program.
 const { tsnodeRequire, typescriptRequire } = tsutils.typeScriptRequireStrings();
-require(tsnodeRequire).register({
+load(tsnodeRequire).register({
   compiler: typescriptRequire,
   project: "tsconfig.json",
   compilerOptions: {
@@ -74,7 +78,7 @@ pulumi.runtime.setMocks(
 );
 pulumi.runtime.setAllConfig(${JSON.stringify(config)}, []);
 (async () => {
-  await pulumi.runtime.runInPulumiStack(async () => { require(${JSON.stringify(`./${program}`)}); });
+  await pulumi.runtime.runInPulumiStack(async () => { load(${JSON.stringify(`./${program}`)}); });
   // Registrations made inside apply() arrive later: wait until nothing is in flight, twice in a row.
   let quiet = 0, count = -1;
   while (quiet < 2) {

@@ -3,6 +3,8 @@ import * as path from "node:path";
 import { load } from "js-yaml";
 import type { Emulator } from "../../emulator";
 import { startEmulator } from "../../emulator";
+import { runUnderMocks } from "../../packaging/program-under-mocks";
+import { providerLoaderText } from "../../provider/providers/loader";
 import { useEmulator } from "../support/emulator";
 import { DNS_RECORD_TYPE, runProgram } from "../support/live-mocks";
 
@@ -70,6 +72,25 @@ describe("the root project", () => {
     expect(run.errors).toEqual([]);
     expect(run.outputs).toMatchObject({ domainName: "mail.example.com", verified: true });
   });
+
+  it("runs as Pulumi runs it (ts-node, its tsconfig), using this package by name, and stores the loaders", async () => {
+    const { registrations, warnings } = await runUnderMocks(ROOT, {
+      config: stackConfig(ROOT, "local"),
+      projectName: "email-delivery",
+    });
+    // The provider host, started here too, loads this very package (its build): nothing to warn of.
+    expect(warnings).toEqual([]);
+    expect(
+      registrations
+        .filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/"))
+        .map((r) => [r.type.split(":").pop(), r.inputs.__provider]),
+    ).toEqual([
+      ["Domain", providerLoaderText("domainProvider")],
+      ["DomainVerification", providerLoaderText("verificationProvider")],
+      ["Route", providerLoaderText("routeProvider")],
+      ["Route", providerLoaderText("routeProvider")],
+    ]);
+  }, 120_000);
 });
 
 describe("examples/basic", () => {
