@@ -35,11 +35,12 @@ export function testedVersions(): string[] {
 }
 
 /**
- * A new project at `dir` with the package installed `way`, exactly as the README says, beside its
- * own `@pulumi/pulumi`, `@pulumi/cloudflare`, `typescript` and `@types/node`: one `npm install`.
+ * A new project at `dir` with the package installed `way`, as the README says, beside its own
+ * `@pulumi/pulumi`, `@pulumi/cloudflare`, `typescript` and `@types/node`, in one install:
  * - path: `npm install /path/to/clone` (a symlink; the clone needs its dependencies, `npm ci`);
- * - link: `npm link` in the clone, then `npm link pulumi-email-delivery` in the project (a symlink
- *   too; the global prefix is a folder of the project's, so nothing outside it changes);
+ * - link: `npm link` in the clone, then `npm link pulumi-email-delivery` in a project whose
+ *   package.json already lists the others (the README's `npm install …` first, in one step; a
+ *   symlink too; the global prefix is a folder of the project's, so nothing outside it changes);
  * - tarball: the tarball copied into the project's `vendor/` and recorded in package.json and
  *   package-lock.json, then installed with `npm ci`, as a CI runner installs a repository that
  *   commits all three (the registry would serve the same file);
