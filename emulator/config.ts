@@ -1,5 +1,6 @@
 /**
- * The emulated installation's DNS settings, as Postal's `dns.*` config keys (postal-facts §3).
+ * The emulated installation's DNS settings, as Postal's `dns.*` config keys (the `dns` group of
+ * Postal's `lib/postal/config_schema.rb`).
  * They decide which records a domain must publish and what the domain check expects.
  */
 export interface MailDnsConfig {

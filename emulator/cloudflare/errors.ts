@@ -2,7 +2,8 @@ import { ApiMessage, CloudflareApiError } from "./envelope";
 
 /**
  * The errors the stand-in answers with, in Cloudflare's codes and words
- * (notes/cloudflare-and-ci.md §4). Codes the notes do not give are marked "chosen".
+ * (as the v4 API documents them and terraform-provider-cloudflare v5 handles them). Codes no
+ * source gives are marked "chosen".
  */
 
 const DOCS_SAME_NAME =

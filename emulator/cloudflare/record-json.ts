@@ -2,7 +2,7 @@ import { CloudflareDnsRecord } from "../store/state";
 import { isProxiable } from "./record-input";
 
 /**
- * A stored record as the API returns it (notes/cloudflare-and-ci.md §3). The provider diffs on
+ * A stored record as the v4 API returns it (its DNS-record schema). The provider diffs on
  * these, so: `proxied` always a boolean, `comment` null and `tags` [] when none, `priority` only on
  * MX, the `*_modified_on` stamps only when there is a comment / are tags, no zone_id/zone_name.
  */

@@ -1,9 +1,9 @@
 /**
  * The Cloudflare v4 DNS-records API as `@pulumi/cloudflare` v6 (terraform-provider-cloudflare
- * v5.19.1, cloudflare-go v6) uses it: zones list/get and DNS-record CRUD, field for field per
- * shared/notes/cloudflare-and-ci.md §1-6.
+ * v5.19.1, cloudflare-go v6) uses it: zones list/get and DNS-record CRUD, field for field as
+ * that provider's `internal/services/dns_record` sends and reads them.
  *
- * Decisions where the notes are [uncertain] or silent:
+ * Decisions where those sources are silent:
  * - Routing comes before authentication: an unknown path is 404/7000 and a malformed id 400/7003
  *   (+7000) whatever the headers; then a missing/malformed `Authorization` is 400/6003 (6111)
  *   and a wrong token 403/10000 (not 9109/401).

@@ -2,7 +2,7 @@ import { CheckStatus } from "../store/state";
 import { dnsCheckTexts } from "./messages";
 
 /**
- * Postal's domain DNS check (`HasDNSChecks`, postal-facts §2) as a pure function: what the
+ * Postal's domain DNS check (`HasDNSChecks`, Postal's `app/models/concerns/has_dns_checks.rb`) as a pure function: what the
  * domain should publish plus what DNS answered in, the eight status/error fields out. The
  * resolver's own normalisation (TXT stripped, CNAME lower-cased) happens here too, so the
  * function takes answers exactly as a DNS library returns them.

@@ -30,7 +30,7 @@ export interface DnsRecordJson {
   priority?: number;
 }
 
-/** The records of Postal's domain setup page (postal-facts §3), in its order. */
+/** The records of Postal's domain setup page (`app/views/domains/setup.html.haml`), in its order. */
 export function dnsRecordsFor(domain: DomainRecord, dns: MailDnsConfig): DnsRecordJson[] {
   const hosts = domainHosts(domain, dns);
   return [

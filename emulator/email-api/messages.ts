@@ -1,6 +1,6 @@
 /**
- * Every text the emulated service sends back, worded exactly as Postal words it (see
- * ../shared/notes/postal-facts.md). Clients and tests match on these, so change them here only.
+ * Every text the emulated service sends back, worded exactly as Postal words it (its legacy API
+ * controllers and model validations). Clients and tests match on these, so change them here only.
  */
 
 /** Rails' `Array#to_sentence`: "a", "a and b", "a, b, and c". */

@@ -40,7 +40,7 @@ export function emailApiService(context: EmailApiContext): ServiceDefinition {
     name: "email-api",
     endpointOf: operationName,
     handle: (request, endpoint) => handle(context, request, endpoint),
-    // A proxy in front would answer these: Postal itself has no rate limiting (postal-facts §6).
+    // A proxy in front would answer these: Postal itself has no API rate limiting (no throttle anywhere in its app or config).
     faultResponse: (status) =>
       plainResponse(status, status === 429 ? httpTexts.tooManyRequests : httpTexts.serviceUnavailable),
     tooLargeResponse: () => htmlResponse(413, httpTexts.payloadTooLarge),

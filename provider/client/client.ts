@@ -84,7 +84,7 @@ interface Operation<T> {
 const NOT_SENT_CODES = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"];
 
 /**
- * A client for the email delivery service's API (spec: shared/spec/email-api.md).
+ * A client for the email delivery service's API (Postal's legacy HTTP API, `/api/v1/...`).
  *
  * - Every failure is an EmailApiError with a kind: auth, not-found, conflict, validation, transient.
  * - Transient failures are retried with capped, jittered exponential backoff within an attempt cap

@@ -7,7 +7,8 @@ import type { CreatedServer, DnsRecord, Domain, DomainCheck, Route, SentMessage 
  * the way some deployments wrap them (`{domains: [...]}`, `{domain: {...}}`) are unwrapped.
  *
  * Built on demand, never at module load: a zod schema at the top level of a local module breaks
- * Pulumi's serialization of every dynamic provider that imports it (DESIGN.md, constraints).
+ * Pulumi's closure serialization of any dynamic provider that imports it (README, "The stored
+ * provider text").
  */
 export function responseSchemas() {
   const id = z.union([z.number().int(), z.string().regex(/^\d+$/).transform(Number)]);

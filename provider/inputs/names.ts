@@ -1,6 +1,7 @@
 /**
- * Name rules the service enforces (Postal's model validations, postal-facts §4), checked before
- * anything is sent so a mistake fails at preview with a reason a person can act on.
+ * Name rules the service enforces (Postal's model validations, `app/models/domain.rb` and
+ * `route.rb`), checked before anything is sent so a mistake fails at preview with a reason a
+ * person can act on.
  * Each returns the reason a name is refused, or undefined when it is fine.
  */
 

@@ -1,7 +1,7 @@
 import { DnsAnswers, DnsCheckExpectation, evaluateDnsCheck } from "../../emulator/email-api";
 import { ALL_CHECKS_OK } from "../support/checks";
 
-/** Postal's domain DNS check rules (postal-facts §2), one branch per test. */
+/** Postal's domain DNS check rules (`app/models/concerns/has_dns_checks.rb`), one branch per test. */
 
 const DKIM_HOST = "postal-ABCDEF._domainkey.example.com";
 const DKIM_RECORD = "v=DKIM1; t=s; h=sha256; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQC7;";
