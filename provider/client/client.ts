@@ -4,11 +4,13 @@ import {
   EmailApiError,
   emailApiError,
   EmailApiErrorDetails,
+  ExistingObject,
   isEmailApiError,
   isObjectNotFound,
   withDetails,
 } from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
+import { ListPage, nextPageStep } from "./pages";
 import { processRuntime } from "./process-runtime";
 import { redact } from "./redact";
 import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "./retry";
@@ -76,6 +78,11 @@ interface Operation<T> {
    *   return it if it is there; resend only if it is not.
    */
   afterLostAnswer: "resend" | "stop" | { lookup: (timeoutMs: number) => Promise<T | undefined> };
+  /**
+   * A read changes nothing: a 2xx that is not the service's answer means a wrong base URL. On
+   * anything else it is an answer lost after the service may have done the work.
+   */
+  read?: true;
   /** Turns an error on a retry after a lost answer into success (e.g. delete → already gone). */
   settleAfterLostAnswer?: (error: EmailApiError) => { value: T } | undefined;
 }
@@ -130,26 +137,33 @@ export class EmailDeliveryClient {
     return processRuntime().lists.run(this.listKey("domains"), () => this.fetchDomains(), options.maxAgeMs);
   }
 
-  /** Adds a domain; the answer carries the DNS records to publish. */
+  /**
+   * Adds a domain; the answer carries the DNS records to publish.
+   *
+   * Ownership (the API has no idempotency key): the domains are listed first, in a request sent
+   * after this call began. If the name is taken, nothing is sent and the error names the holder
+   * (`existing`). If it is free, a domain of that name found after a lost or unreadable answer
+   * can only have been made by this call's own request, so it is returned as `recovered`.
+   * (What no list can rule out is another client creating the same name in the moments between
+   * that list and the create reaching the service.)
+   */
   async createDomain(name: string): Promise<CreatedDomain> {
-    const requestedAt = Date.now();
-    return this.write(["domains"], () =>
-      this.execute<CreatedDomain>({
+    return this.write(["domains"], async () => {
+      const find = (domains: readonly Domain[]) => domains.find((d) => sameDomainName(d.name, name));
+      const holder = find(await this.fetchDomains());
+      if (holder) throw nameTaken("domains/create", `a domain named ${name}`, holder);
+      return this.execute<CreatedDomain>({
         operation: "domains/create",
         body: { name },
         parse: (data) => ({ ...this.schemas().createdDomain.parse(data), recovered: false }),
         afterLostAnswer: {
-          // Only a domain created since this call began can be the one the lost request made;
-          // an older one with the same name belongs to someone else and is never taken over.
           lookup: async (timeoutMs) => {
-            const domain = (await this.fetchDomains({ maxAttempts: 1 }, timeoutMs)).find(
-              (d) => sameDomainName(d.name, name) && createdSince(d.createdAt, requestedAt),
-            );
+            const domain = find(await this.fetchDomains({ maxAttempts: 1 }, timeoutMs));
             return domain && { domain, dnsRecords: undefined, recovered: true };
           },
         },
-      }),
-    );
+      });
+    });
   }
 
   /** Runs the service's DNS checks now and returns their results (which the list then shows). */
@@ -185,6 +199,11 @@ export class EmailDeliveryClient {
     return processRuntime().lists.run(this.listKey("routes"), () => this.fetchRoutes(), options.maxAgeMs);
   }
 
+  /**
+   * Adds a route. Ownership is proven as for `createDomain`: the routes are listed first, a route
+   * of the same name on the domain stops the call with nothing sent, and after a lost answer only a
+   * route identical to the request counts as this call's own.
+   */
   async createRoute(input: CreateRouteInput): Promise<CreatedRoute> {
     const body: Record<string, unknown> = {
       name: input.name,
@@ -193,18 +212,25 @@ export class EmailDeliveryClient {
     };
     if (input.mode !== undefined) body.mode = input.mode;
     if (input.spamMode !== undefined) body.spam_mode = input.spamMode;
-    return this.write(["routes"], () =>
-      this.execute<CreatedRoute>({
+    const sameName = (r: Route) =>
+      r.domainId === input.domainId && r.name.toLowerCase() === input.name.toLowerCase();
+    return this.write(["routes"], async () => {
+      const holder = (await this.fetchRoutes()).find(sameName);
+      if (holder) {
+        throw nameTaken("routes/create", `a route named ${input.name} on domain ${input.domainId}`, {
+          id: holder.id,
+          createdAt: null,
+        });
+      }
+      return this.execute<CreatedRoute>({
         operation: "routes/create",
         body,
         parse: (data) => ({ route: this.schemas().routeAnswer.parse(data), recovered: false }),
         afterLostAnswer: {
-          // Routes carry no creation time: only one identical to the request counts as ours.
           lookup: async (timeoutMs) => {
             const route = (await this.fetchRoutes({ maxAttempts: 1 }, timeoutMs)).find(
               (r) =>
-                r.domainId === input.domainId &&
-                r.name.toLowerCase() === input.name.toLowerCase() &&
+                sameName(r) &&
                 r.endpointId === input.endpointId &&
                 r.mode === (input.mode ?? "Endpoint") &&
                 r.spamMode === (input.spamMode ?? "Mark"),
@@ -212,8 +238,8 @@ export class EmailDeliveryClient {
             return route && { route, recovered: true };
           },
         },
-      }),
-    );
+      });
+    });
   }
 
   /** Changes a route in place. The domain of a route cannot be changed. */
@@ -304,25 +330,56 @@ export class EmailDeliveryClient {
   // ---- machinery ----
 
   private fetchDomains(policy?: Partial<RetryPolicy>, timeoutMs?: number): Promise<Domain[]> {
-    return this.execute({
-      operation: "domains/list",
-      body: {},
-      parse: (data) => this.schemas().domainList.parse(data),
-      policy,
-      timeoutMs,
-      afterLostAnswer: "resend",
-    });
+    return this.fetchList("domains/list", (data) => this.schemas().domainList.parse(data), policy, timeoutMs);
   }
 
   private fetchRoutes(policy?: Partial<RetryPolicy>, timeoutMs?: number): Promise<Route[]> {
-    return this.execute({
-      operation: "routes/list",
-      body: {},
-      parse: (data) => this.schemas().routeList.parse(data),
-      policy,
-      timeoutMs,
-      afterLostAnswer: "resend",
-    });
+    return this.fetchList("routes/list", (data) => this.schemas().routeList.parse(data), policy, timeoutMs);
+  }
+
+  /**
+   * A whole list, following its pages when the answer is paged (pages.ts), all within one time
+   * budget. A list that changes while it is paged is read again from the start, twice at most.
+   */
+  private async fetchList<T>(
+    operation: string,
+    parse: (data: unknown) => ListPage<T>,
+    policy: Partial<RetryPolicy> = {},
+    timeoutMs?: number,
+  ): Promise<T[]> {
+    const deadline = Date.now() + (policy.budgetMs ?? this.policy.budgetMs);
+    const readPage = (body: Record<string, unknown>) =>
+      this.execute({
+        operation,
+        body,
+        parse,
+        policy: { ...policy, budgetMs: Math.max(1, deadline - Date.now()) },
+        timeoutMs,
+        afterLostAnswer: "resend",
+        read: true,
+      });
+    for (let restarts = 0; ; restarts++) {
+      const first = await readPage({});
+      const items = [...first.items];
+      let step = nextPageStep(first, 1, items.length, first.pagination?.total);
+      while (step.next === "page") {
+        const requested = step.page;
+        const page = await readPage(
+          step.perPage ? { page: requested, per_page: step.perPage } : { page: requested },
+        );
+        items.push(...page.items);
+        step = nextPageStep(page, requested, items.length, first.pagination?.total);
+      }
+      if (step.next === "done") return items;
+      if (step.next === "refuse" || restarts === 2) {
+        throw emailApiError({
+          operation,
+          kind: "validation",
+          code: "IncompleteList",
+          serviceMessage: `the list is paged and could not be read to its end: ${step.reason}; nothing is read as deleted from a partial list`,
+        });
+      }
+    }
   }
 
   /** Runs a write, making every client in the process forget in-flight lists of `kinds`. */
@@ -403,7 +460,9 @@ export class EmailDeliveryClient {
           lastError = parsed.error;
           continue;
         }
-        const error = result.error;
+        if (result.unreadableSuccess && op.read) throw fail(result.error);
+        // A write answered 2xx but unreadably (cut short, a proxy's page): it may have been done.
+        const error = result.unreadableSuccess ? asLostAnswer(result.error) : result.error;
         if (answerLost) {
           const settled = op.settleAfterLostAnswer?.(error);
           if (settled) return settled.value;
@@ -503,15 +562,6 @@ export function createClient(settings: ClientSettings): EmailDeliveryClient {
   return new EmailDeliveryClient(settings);
 }
 
-/** Clocks of client and service may differ by this much. */
-const CLOCK_SKEW_MS = 60_000;
-
-/** True when `createdAt` is no earlier than `since` (less clock skew); false when unknown. */
-export function createdSince(createdAt: string | null, since: number): boolean {
-  const time = createdAt ? Date.parse(createdAt) : NaN;
-  return !Number.isNaN(time) && time >= since - CLOCK_SKEW_MS;
-}
-
 /** Domain names are case-insensitive, and a trailing dot changes nothing. */
 export function sameDomainName(a: string, b: string): boolean {
   const normal = (name: string) => name.trim().toLowerCase().replace(/\.$/, "");
@@ -529,6 +579,28 @@ async function lookUp<T>(
     if (isEmailApiError(error)) return { error };
     throw error;
   }
+}
+
+/** An unreadable 2xx to a write: as if the answer was lost on the way. */
+function asLostAnswer(error: EmailApiError): EmailApiError {
+  return withDetails(error, {
+    kind: "transient",
+    serviceMessage: `${error.serviceMessage.replace(/ \(is the base URL right\?\)$/, "")}, so the outcome is unknown`,
+  });
+}
+
+/**
+ * The error for a create that was not sent because the name is taken: this call did not make the
+ * holder, so nothing may claim it.
+ */
+function nameTaken(operation: string, what: string, holder: ExistingObject): EmailApiError {
+  return emailApiError({
+    operation,
+    kind: "conflict",
+    code: "AlreadyExists",
+    serviceMessage: `${what} already exists (id ${holder.id}); the create was not sent`,
+    existing: { id: holder.id, createdAt: holder.createdAt },
+  });
 }
 
 /** A 429 or 503 was refused before any work; a refused connection never arrived. */

@@ -23,6 +23,18 @@ export interface EmailApiErrorDetails {
   attempts?: number;
   /** Milliseconds the server asked us to wait (429/503 `Retry-After`). */
   retryAfterMs?: number;
+  /**
+   * On a conflict found before anything was sent: the object that already holds the name (the
+   * create was not sent, so this call did not make it).
+   */
+  existing?: ExistingObject;
+}
+
+/** What is known of an object another party (or an earlier run) made. */
+export interface ExistingObject {
+  id: number;
+  /** When the service made it; null when the service does not say. */
+  createdAt: string | null;
 }
 
 /**
@@ -52,6 +64,7 @@ export function errorDetails(error: EmailApiError): EmailApiErrorDetails {
     outcomeUnknown: error.outcomeUnknown,
     attempts: error.attempts,
     retryAfterMs: error.retryAfterMs,
+    existing: error.existing,
   };
 }
 

@@ -10,7 +10,18 @@ export interface RawAnswer {
   retryAfter?: string;
 }
 
-export type Interpretation = { ok: true; data: unknown } | { ok: false; error: EmailApiError };
+export type Interpretation = { ok: true; data: unknown } | Failure;
+
+interface Failure {
+  ok: false;
+  error: EmailApiError;
+  /**
+   * A 2xx whose body is not the service's answer (cut short, a web page, other JSON). On a
+   * read it means a wrong base URL; on a write the service may have done the work, so the
+   * outcome is unknown (the client decides which, knowing the operation).
+   */
+  unreadableSuccess?: true;
+}
 
 /**
  * Reads an answer the way every known deployment of the service can give it:
@@ -23,7 +34,7 @@ export type Interpretation = { ok: true; data: unknown } | { ok: false; error: E
 export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | undefined)[]): Interpretation {
   const { operation, httpStatus } = answer;
   const retryAfterMs = parseRetryAfter(answer.retryAfter);
-  const fail = (kind: ErrorKind, serviceMessage: string, code?: string): Interpretation => ({
+  const fail = (kind: ErrorKind, serviceMessage: string, code?: string): Failure => ({
     ok: false,
     error: emailApiError({
       operation,
@@ -43,12 +54,15 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
     // JSON is a different server answering (a web page at a wrong base URL): retrying won't help.
     if (httpOk && answer.body.trim() === "") return { ok: true, data: undefined };
     if (httpOk) {
-      return fail(
-        "validation",
-        `answered HTTP ${httpStatus} with a body that is not JSON (is the base URL right?)`,
-      );
+      return {
+        ...fail(
+          "validation",
+          `answered HTTP ${httpStatus} with a body that is not JSON (is the base URL right?)`,
+        ),
+        unreadableSuccess: true,
+      };
     }
-    return fail(kindForHttpStatus(httpStatus), describeNonJson(httpStatus, answer.body));
+    return fail(kindForHttpStatus(httpStatus), describeNonJson(httpStatus, redact(answer.body, secrets)));
   }
 
   const status = typeof body.status === "string" ? body.status : undefined;
@@ -91,7 +105,10 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
 
   if (httpKind) return fail(httpKind, message ?? `answered HTTP ${httpStatus}`);
   // 2xx JSON that is not the service's envelope: a different API is answering.
-  return fail("validation", `answered HTTP ${httpStatus} with JSON that is not the service's envelope`);
+  return {
+    ...fail("validation", `answered HTTP ${httpStatus} with JSON that is not the service's envelope`),
+    unreadableSuccess: true,
+  };
 }
 
 /** The kind a service error code means, or undefined when the code is not one we know. */
@@ -132,6 +149,7 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** `body` must be redacted already: the excerpt may cut a key short. */
 function describeNonJson(status: number, body: string): string {
   if (status === 404) return "answered HTTP 404: no such API path (check the base URL)";
   const text = body

@@ -1,13 +1,35 @@
 /**
- * Replaces every occurrence of each secret in `text`, in any letter case (Postal compares keys
- * case-insensitively, so an echo may differ in case). Secrets shorter than 4 characters are ignored.
+ * A run of this many characters of a key counts as the key: a text cut short (an excerpt of an
+ * error page, a log line) may hold most of a key without holding all of it.
+ */
+export const KEY_FRAGMENT_LENGTH = 8;
+
+/**
+ * Replaces every occurrence of each secret in `text`, and every run of at least
+ * KEY_FRAGMENT_LENGTH of its characters, in any letter case (Postal compares keys
+ * case-insensitively, so an echo may differ in case). Secrets shorter than 4 characters are
+ * ignored; shorter than the fragment length, only whole occurrences are replaced.
  */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
-  let result = text;
+  const lower = text.toLowerCase();
+  // Positions of `text` that belong to some secret, found through every window of each secret.
+  const covered = new Uint8Array(text.length);
   for (const secret of secrets) {
     if (!secret || secret.length < 4) continue;
-    const pattern = new RegExp(secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "gi");
-    result = result.replace(pattern, "[redacted]");
+    const needle = secret.toLowerCase();
+    const width = Math.min(needle.length, KEY_FRAGMENT_LENGTH);
+    for (let start = 0; start + width <= needle.length; start++) {
+      const window = needle.slice(start, start + width);
+      for (let at = lower.indexOf(window); at >= 0; at = lower.indexOf(window, at + 1)) {
+        covered.fill(1, at, at + width);
+      }
+    }
+  }
+  if (!covered.includes(1)) return text;
+  let result = "";
+  for (let i = 0; i < text.length; i++) {
+    if (!covered[i]) result += text[i];
+    else if (i === 0 || !covered[i - 1]) result += "[redacted]";
   }
   return result;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ListPage, Pagination } from "./pages";
 import type { CreatedServer, DnsRecord, Domain, DomainCheck, Route, SentMessage } from "./types";
 
 /**
@@ -110,6 +111,39 @@ export function responseSchemas() {
       ? (value as Record<string, unknown>)[key]
       : value;
 
+  const count = z
+    .union([z.number().int().nonnegative(), z.string().regex(/^\d+$/).transform(Number)])
+    .nullish()
+    .transform((value) => value ?? undefined);
+  const pagination = z
+    .object({
+      page: count,
+      current_page: count,
+      per_page: count,
+      total_pages: count,
+      total: count,
+      total_count: count,
+      next_page: count.or(z.literal(false).transform(() => null)),
+    })
+    .transform((raw): Pagination => ({
+      page: raw.page ?? raw.current_page,
+      perPage: raw.per_page,
+      totalPages: raw.total_pages,
+      total: raw.total_count ?? raw.total,
+      // Only a present key says anything: a missing `next_page` is not "no next page".
+      ...(raw.next_page !== undefined ? { nextPage: raw.next_page } : {}),
+    }));
+  /** A list answer: Postal's bare array, or a fork's `{<key>: [...], pagination: {...}}`. */
+  const listPage = <T>(key: string, item: z.ZodType<T>) =>
+    z.preprocess(
+      (value) => (Array.isArray(value) ? { [key]: value } : value),
+      z.object({ [key]: z.array(item), pagination: pagination.nullish() }).transform((raw): ListPage<T> => {
+        const page: ListPage<T> = { items: raw[key] as T[] };
+        if (raw.pagination) page.pagination = raw.pagination as Pagination;
+        return page;
+      }),
+    );
+
   const createdDomain = z.preprocess(
     (value) => {
       // Some deployments answer `{domain: {...}, dns_records: [...]}`: flatten it.
@@ -154,10 +188,10 @@ export function responseSchemas() {
 
   return {
     domain,
-    domainList: z.preprocess(unwrap("domains"), z.array(domain)),
+    domainList: listPage("domains", domain),
     createdDomain,
     route,
-    routeList: z.preprocess(unwrap("routes"), z.array(route)),
+    routeList: listPage("routes", route),
     routeAnswer: z.preprocess(unwrap("route"), route),
     check,
     sentMessage,

@@ -1,10 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
 import {
   CreatedDomain,
-  createdSince,
   DnsRecord,
   Domain,
   EmailApiError,
+  ExistingObject,
   isEmailApiError,
   isObjectNotFound,
   sameDomainName,
@@ -69,25 +69,19 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
       );
       if (existing) return { id: String(existing.id), outs: domainOutputs(inputs, existing, []) };
     }
-    const startedAt = Date.now();
-    // Set once a request of this call may have landed without us seeing the answer: from then on
-    // a domain of this name made since the call began is this call's own.
-    let answerLost = false;
     for (let attempt = 1; ; attempt++) {
       let created: CreatedDomain;
       try {
         created = await client.createDomain(inputs.name);
       } catch (error) {
         if (!isAlreadyAdded(error)) throw error;
-        const existing = (await client.listDomains()).find((domain) =>
-          sameDomainName(domain.name, inputs.name),
-        );
+        // Not made by this call (the client proves that before it claims anything): say whose it
+        // may be and change nothing.
+        const existing =
+          error.existing ??
+          (await client.listDomains()).find((domain) => sameDomainName(domain.name, inputs.name));
         if (!existing) throw error;
-        const ours =
-          (answerLost || error.outcomeUnknown === true) && createdSince(existing.createdAt, startedAt);
-        if (!ours) throw alreadyExists(inputs.name, existing, error);
-        // One of this call's own requests, given up on as lost, landed late.
-        created = { domain: existing, dnsRecords: undefined, recovered: true };
+        throw alreadyExists(inputs.name, existing, error, attempt > 1);
       }
       if (created.dnsRecords) {
         return {
@@ -95,10 +89,10 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
           outs: domainOutputs(inputs, created.domain, created.dnsRecords),
         };
       }
-      answerLost = true;
-      // The answer carrying the records was lost. The domain was made by this call and nothing
-      // uses it yet, so delete it and make it again: the create's answer is the only place the
-      // records appear. Give up after a few tries, leaving nothing behind.
+      // The answer carrying the records was lost. The client proved this call made the domain
+      // (the name was free just before), and nothing uses it yet, so delete it and make it again:
+      // the create's answer is the only place the records appear. Give up after a few tries,
+      // leaving nothing behind.
       const lost = created.domain;
       await client.deleteDomain(lost.id).catch((error: Error) => {
         throw new Error(
@@ -142,13 +136,19 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
   },
 };
 
-/** The domain exists but this stack did not make it: say why it cannot be taken over. */
-function alreadyExists(name: string, existing: Domain, cause: unknown): Error {
+/** The domain exists but this call did not make it: say so, and the two ways forward. */
+function alreadyExists(name: string, existing: ExistingObject, cause: unknown, lostBefore: boolean): Error {
+  // After this run deleted a domain it made, its own earlier create may land late; nothing tells
+  // that apart from another party's create, so it is only mentioned.
+  const late = lostBefore
+    ? " (This run's own earlier create, whose answer was lost, may have landed late: if no one else uses the name, delete it.)"
+    : "";
   return new Error(
     `Domain ${name} already exists on the email service (id ${existing.id}, created ${existing.createdAt ?? "at an unknown time"}) ` +
-      "but is not in this stack's state: an earlier run may have failed after creating it, or another stack or person manages it. " +
-      "The service returns a domain's DNS records only when it creates the domain, so this stack cannot take it over with its records. " +
-      "Delete it on the service and run `pulumi up` again, or set `adopt: true` to take it over as it is (its DNS records are then yours to publish).",
+      "and this stack did not create it: another stack or a person may manage it, or an earlier run stopped before recording it. " +
+      "Nothing was changed. Either set `adopt: true` to manage it here as it is (the service returns a domain's DNS records only " +
+      "when it creates the domain, so its records are then yours to publish), or delete it on the service and run `pulumi up` again." +
+      late,
     { cause },
   );
 }

@@ -58,15 +58,17 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
       return { id: String(route.id), outs: routeOutputs(route, inputs) };
     } catch (error) {
       if (!isConflict(error)) throw error;
-      const existing = await findRoute(client, inputs);
+      // Not made by this call (the client proves that before it claims anything), even when it is
+      // identical: another Route resource or stack may own it, and sharing one id would let either
+      // delete the other's route.
+      const existing = (await findRoute(client, inputs)) ?? error.existing;
       if (!existing) throw error; // the conflict is on another server (same domain name there)
-      const differences = differencesFrom(existing, inputs);
-      // Identical: most likely made by an earlier run that failed before recording it.
-      if (differences.length === 0) return { id: String(existing.id), outs: routeOutputs(existing, inputs) };
+      const differences = "name" in existing ? differencesFrom(existing, inputs) : [];
       throw new Error(
-        `Route "${inputs.name}" already exists on domain ${inputs.domainId} (id ${existing.id}) but is not in this stack's state, ` +
-          `and it differs from this resource: ${differences.join(", ")}. ` +
-          "Set `adopt: true` to take it over and change it to match, or delete it on the service.",
+        `Route "${inputs.name}" already exists on domain ${inputs.domainId} (id ${existing.id}) and this stack did not create it: ` +
+          "another Route resource (in this program or another stack) may declare it, or an earlier run stopped before recording it. " +
+          `Nothing was changed.${differences.length ? ` It differs from this resource: ${differences.join(", ")}.` : ""} ` +
+          "Either set `adopt: true` to manage it here (only if nothing else does), or delete it on the service and run `pulumi up` again.",
         { cause: error },
       );
     }

@@ -235,12 +235,19 @@ describe("failure forms over the wire", () => {
   });
 
   describe("a create whose answer was lost", () => {
-    // Made by the lost request: created just now.
+    // Made by the lost request.
     const created = { ...domainJson, name: "lost.example.com", created_at: new Date().toISOString() };
+    // The list sent before the create: the name is free.
+    const free = { status: 200, body: envelope([]) };
+    const alreadyAdded = {
+      status: 200,
+      body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
+    };
+    const paths = (received: { path: string }[]) => received.map((r) => r.path.replace("/api/v1/", ""));
 
-    it("looks again after a failed lookup, and returns what the lost request made", async () => {
+    it("lists before it creates, looks again after a failed lookup, and returns what the lost request made", async () => {
       const { result, received, attempts } = await run(
-        [{ drop: true }, { status: 503, body: "busy" }, { status: 200, body: envelope([created]) }],
+        [free, { drop: true }, { status: 503, body: "busy" }, { status: 200, body: envelope([created]) }],
         (c) => c.createDomain("lost.example.com"),
       );
       expect(result).toMatchObject({
@@ -248,12 +255,9 @@ describe("failure forms over the wire", () => {
         dnsRecords: undefined,
         domain: { id: 7, name: "lost.example.com" },
       });
-      expect(received.map((r) => r.path)).toEqual([
-        "/api/v1/domains/create",
-        "/api/v1/domains/list",
-        "/api/v1/domains/list",
-      ]);
+      expect(paths(received)).toEqual(["domains/list", "domains/create", "domains/list", "domains/list"]);
       expect(attempts.map((a) => `${a.operation}:${a.outcome}`)).toEqual([
+        "domains/list:ok",
         "domains/create:transient",
         "domains/list:transient",
         "domains/list:ok",
@@ -262,54 +266,39 @@ describe("failure forms over the wire", () => {
 
     it("sends again when the lookup finds nothing; a conflict then means the lost request won", async () => {
       const { result, received } = await run(
-        [
-          { drop: true },
-          { status: 200, body: envelope([]) },
-          {
-            status: 200,
-            body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
-          },
-          { status: 200, body: envelope([created]) },
-        ],
+        [free, { drop: true }, free, alreadyAdded, { status: 200, body: envelope([created]) }],
         (c) => c.createDomain("lost.example.com"),
       );
       expect(result).toMatchObject({ recovered: true, domain: { name: "lost.example.com" } });
-      expect(received.map((r) => r.path)).toEqual([
-        "/api/v1/domains/create",
-        "/api/v1/domains/list",
-        "/api/v1/domains/create",
-        "/api/v1/domains/list",
+      expect(paths(received)).toEqual([
+        "domains/list",
+        "domains/create",
+        "domains/list",
+        "domains/create",
+        "domains/list",
       ]);
     });
 
-    it("reports a genuine duplicate as validation when no answer was lost", async () => {
-      const { error, received } = await run(
-        [
-          {
-            status: 200,
-            body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
-          },
-        ],
-        (c) => c.createDomain("taken.example.com"),
-      );
+    it("reports a duplicate made between its list and its create as validation when no answer was lost", async () => {
+      const { error, received } = await run([free, alreadyAdded], (c) => c.createDomain("taken.example.com"));
       expect(error).toMatchObject({
         kind: "validation",
         serviceMessage: "Name is already added",
         attempts: 1,
       });
-      expect(received).toHaveLength(1);
+      expect(received).toHaveLength(2);
     });
 
     it("counts lookups against the attempt cap", async () => {
-      const { error, received } = await run(
-        [{ drop: true }, { status: 200, body: envelope([]) }, { status: 500, body: "" }],
-        (c) => c.createDomain("lost.example.com"),
+      const { error, received } = await run([free, { drop: true }, free, { status: 500, body: "" }], (c) =>
+        c.createDomain("lost.example.com"),
       );
-      expect(received.map((r) => r.path)).toEqual([
-        "/api/v1/domains/create",
-        "/api/v1/domains/list",
-        "/api/v1/domains/create",
-        "/api/v1/domains/list",
+      expect(paths(received)).toEqual([
+        "domains/list",
+        "domains/create",
+        "domains/list",
+        "domains/create",
+        "domains/list",
       ]);
       expect(error).toMatchObject({
         operation: "domains/create",
@@ -322,6 +311,7 @@ describe("failure forms over the wire", () => {
     it("reports a lookup's non-transient failure as the create's, with the outcome unknown", async () => {
       const { error } = await run(
         [
+          free,
           { drop: true },
           {
             status: 200,
@@ -338,26 +328,40 @@ describe("failure forms over the wire", () => {
       });
     });
 
-    it("never takes over an older domain of the same name", async () => {
-      const older = { ...created, created_at: "2020-01-01T00:00:00Z" };
-      const { error, received } = await run(
-        [
-          { drop: true },
-          { status: 200, body: envelope([older]) },
-          {
-            status: 200,
-            body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
-          },
-          { status: 200, body: envelope([older]) },
-        ],
+    it.each([
+      ["cut short", '{"status":"success","time":0.1,"data":{"id":7,"name":"lost.exa'],
+      ["a proxy's HTML page", "<html><body>Bad gateway</body></html>"],
+      ["JSON that is not the envelope", '{"ok":true}'],
+    ])("treats a 2xx create answer %s as an unknown outcome and finds what it made", async (_form, body) => {
+      const { result, received } = await run(
+        [free, { status: 200, body }, { status: 200, body: envelope([created]) }],
         (c) => c.createDomain("lost.example.com"),
       );
+      expect(result).toMatchObject({ recovered: true, domain: { id: 7 } });
+      expect(paths(received)).toEqual(["domains/list", "domains/create", "domains/list"]);
+    });
+
+    it("says to check the base URL when a read is answered 2xx with something else, without retrying", async () => {
+      const { error, received } = await run([{ status: 200, body: "<html>Welcome to nginx</html>" }], (c) =>
+        c.listDomains(),
+      );
+      expect(error).toMatchObject({ kind: "validation", attempts: 1 });
+      expect(error!.message).toContain("is the base URL right?");
+      expect(received).toHaveLength(1);
+    });
+
+    it("sends nothing when the name is taken before the call, however recently", async () => {
+      // Made a moment ago by another stack or a person: no clock can tell it from ours.
+      const theirs = { ...created, id: 41, created_at: new Date().toISOString() };
+      const { error, received } = await run([{ status: 200, body: envelope([theirs]) }], (c) =>
+        c.createDomain("Lost.Example.com."),
+      );
       expect(error).toMatchObject({
-        kind: "validation",
-        serviceMessage: "Name is already added",
-        outcomeUnknown: true,
+        kind: "conflict",
+        code: "AlreadyExists",
+        existing: { id: 41, createdAt: theirs.created_at },
       });
-      expect(received).toHaveLength(4);
+      expect(paths(received)).toEqual(["domains/list"]);
     });
 
     it("never takes over a route that differs from the request", async () => {
@@ -372,6 +376,7 @@ describe("failure forms over the wire", () => {
       };
       const { error } = await run(
         [
+          free,
           { drop: true },
           { status: 200, body: envelope([route]) },
           {
@@ -386,6 +391,15 @@ describe("failure forms over the wire", () => {
         (c) => c.createRoute({ name: "inbox", domainId: 1, endpointId: 2 }),
       );
       expect(error).toMatchObject({ kind: "conflict", code: "RouteAlreadyExists", outcomeUnknown: true });
+    });
+
+    it("sends no route create when the route's name is taken on the domain", async () => {
+      const route = { id: 3, uuid: "r", name: "INBOX", domain_id: 1, endpoint_id: 2 };
+      const { error, received } = await run([{ status: 200, body: envelope([route]) }], (c) =>
+        c.createRoute({ name: "inbox", domainId: 1, endpointId: 2 }),
+      );
+      expect(error).toMatchObject({ kind: "conflict", existing: { id: 3 } });
+      expect(paths(received)).toEqual(["routes/list"]);
     });
 
     it("treats a delete that finds nothing after a lost answer as done", async () => {

@@ -83,11 +83,11 @@ describe("domainProvider", () => {
   });
 
   describe("create, read, delete", () => {
-    it("creates with one request and records the DNS records in its outputs", async () => {
+    it("creates with one list (the name is free) and one create, and records the DNS records", async () => {
       const name = uniqueDomain();
       emulator().requests.clear();
       const { id, outs } = await create(name);
-      expect(emulator().requests.counts()).toEqual({ "domains/create": 1 });
+      expect(emulator().requests.counts()).toEqual({ "domains/list": 1, "domains/create": 1 });
       expect(id).toBe(String(outs.domainId));
       expect(outs).toMatchObject({
         name,
@@ -164,6 +164,30 @@ describe("domainProvider", () => {
       expect(error.message).toContain("set `adopt: true`");
     });
 
+    it("never deletes or claims one made by someone else moments before, even when its own create is lost", async () => {
+      // Another stack (or a person) made the domain, with a route, 2 s before this call.
+      const name = uniqueDomain("shared");
+      const theirs = await clientFor(emulator()).createDomain(name);
+      const theirRoute = await clientFor(emulator()).createRoute({
+        name: "inbox",
+        domainId: theirs.domain.id,
+        endpointId: 1,
+      });
+      // Every create of this call is lost on the way (dropped, or a proxy answering 502).
+      emulator().faults.set([{ endpoints: "domains/create", dropRate: 1 }]);
+      emulator().requests.clear();
+      const error = await failure(create(name));
+      expect(error.message).toContain(
+        `Domain ${name} already exists on the email service (id ${theirs.domain.id}, created ${theirs.domain.createdAt})`,
+      );
+      expect(error.message).toContain("Nothing was changed. Either set `adopt: true`");
+      expect(error.message).toContain("or delete it on the service");
+      expect(emulator().requests.counts()).toEqual({ "domains/list": 1 });
+      const domains = await clientFor(emulator()).listDomains();
+      expect(domains.filter((d) => d.name === name).map((d) => d.id)).toEqual([theirs.domain.id]);
+      expect((await clientFor(emulator()).listRoutes()).map((r) => r.id)).toContain(theirRoute.route.id);
+    });
+
     it("is taken over with adopt, without a create request", async () => {
       const name = uniqueDomain();
       const existing = await clientFor(emulator()).createDomain(name);
@@ -193,12 +217,15 @@ describe("domainProvider", () => {
         .requests.all()
         .map((e) => `${e.endpoint}${e.fault ? `:${e.fault}` : ""}`),
     ).toEqual([
+      "domains/list",
       "domains/create:commit-then-drop",
       "domains/list",
       "domains/delete",
+      "domains/list",
       "domains/create:commit-then-drop",
       "domains/list",
       "domains/delete",
+      "domains/list",
       "domains/create",
     ]);
   });

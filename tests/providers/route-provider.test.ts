@@ -164,23 +164,38 @@ describe("routeProvider", () => {
   });
 
   describe("a route that already exists", () => {
-    it("is taken over when identical (an earlier run failed before recording it)", async () => {
+    it("is never claimed without adopt, even when identical: another resource may own it", async () => {
       const wanted = inputs();
       const existing = await clientFor(emulator()).createRoute(wanted);
-      const { id, outs } = await routeProvider.create(wanted);
-      expect(id).toBe(String(existing.route.id));
-      expect(outs.routeId).toBe(existing.route.id);
+      emulator().requests.clear();
+      const error = await failure(routeProvider.create(wanted));
+      expect(error.message).toBe(
+        `Route "${wanted.name}" already exists on domain ${domainId} (id ${existing.route.id}) and this stack did not create it: ` +
+          "another Route resource (in this program or another stack) may declare it, or an earlier run stopped before recording it. " +
+          "Nothing was changed. Either set `adopt: true` to manage it here (only if nothing else does), " +
+          "or delete it on the service and run `pulumi up` again.",
+      );
+      expect(emulator().requests.count("routes/create")).toBe(0);
     });
 
     it("fails when it differs, saying how", async () => {
       const wanted = inputs();
       const existing = await clientFor(emulator()).createRoute({ ...wanted, endpointId: 3, mode: "Hold" });
       const error = await failure(routeProvider.create(wanted));
-      expect(error.message).toBe(
-        `Route "${wanted.name}" already exists on domain ${domainId} (id ${existing.route.id}) but is not in this stack's state, ` +
-          "and it differs from this resource: endpointId is 3 (here 1), mode is Hold (here Endpoint). " +
-          "Set `adopt: true` to take it over and change it to match, or delete it on the service.",
+      expect(error.message).toContain(
+        `Route "${wanted.name}" already exists on domain ${domainId} (id ${existing.route.id}) and this stack did not create it`,
       );
+      expect(error.message).toContain(
+        "It differs from this resource: endpointId is 3 (here 1), mode is Hold (here Endpoint).",
+      );
+    });
+
+    it("two resources declaring one route never share it: the second fails, and deleting the first leaves nothing shared", async () => {
+      const wanted = inputs();
+      const first = await routeProvider.create(wanted);
+      await failure(routeProvider.create(wanted));
+      await routeProvider.delete!(first.id, first.outs);
+      expect((await clientFor(emulator()).listRoutes()).some((r) => r.name === wanted.name)).toBe(false);
     });
 
     it("is taken over and changed to match with adopt", async () => {
@@ -211,6 +226,7 @@ describe("routeProvider against a service that clears the endpoint of a non-deli
       spam_mode: "Mark",
     };
     const server = await startScriptedServer([
+      { status: 200, body: envelope([]) }, // routes/list (the name is free)
       { status: 200, body: envelope(route) }, // routes/create
       { status: 200, body: envelope([route]) }, // routes/list (read)
       { status: 200, body: envelope([{ id: 4, uuid: "d", name: "x.example.com" }]) }, // domains/list (read)

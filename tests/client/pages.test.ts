@@ -1,0 +1,154 @@
+import * as http from "node:http";
+import { AddressInfo } from "node:net";
+import { createClient, EmailApiError } from "../../provider/client";
+import { nextPageStep } from "../../provider/client/pages";
+import { domainProvider, routeProvider } from "../../provider/providers";
+import { forgetConfig } from "../../provider/providers/connection";
+import { configureRequest } from "../support/providers";
+import { envelope } from "../support/scripted-server";
+
+const KEY = "ScriptedKey0000000000001";
+
+describe("nextPageStep", () => {
+  const page = (n: number, pagination?: Record<string, number | null | undefined>) => ({
+    items: Array.from({ length: n }, (_, i) => i),
+    pagination,
+  });
+
+  it("takes a bare array as the whole list", () => {
+    expect(nextPageStep(page(3), 1, 3, undefined)).toEqual({ next: "done" });
+  });
+
+  it("follows total pages, a total count, or a next page, keeping the page size", () => {
+    expect(nextPageStep(page(30, { page: 1, perPage: 30, totalPages: 2 }), 1, 30, undefined)).toEqual({
+      next: "page",
+      page: 2,
+      perPage: 30,
+    });
+    expect(nextPageStep(page(30, { total: 31 }), 1, 30, 31)).toEqual({ next: "page", page: 2 });
+    expect(nextPageStep(page(2, { nextPage: 5 }), 4, 50, undefined)).toEqual({ next: "page", page: 5 });
+    expect(nextPageStep(page(1, { page: 2, totalPages: 2, total: 31 }), 2, 31, 31)).toEqual({ next: "done" });
+  });
+
+  it("refuses a service that ignores the page asked for, or does not say how many pages", () => {
+    expect(nextPageStep(page(30, { page: 1, totalPages: 2 }), 2, 60, undefined)).toMatchObject({
+      next: "refuse",
+    });
+    expect(nextPageStep(page(30, { page: 1 }), 1, 30, undefined)).toMatchObject({ next: "refuse" });
+    // A short page under a known page size is the last one.
+    expect(nextPageStep(page(3, { page: 1, perPage: 30 }), 1, 3, undefined)).toEqual({ next: "done" });
+  });
+
+  it("reads again when the list changed while it was paged", () => {
+    expect(nextPageStep(page(30, { page: 2, total: 60 }), 2, 60, 61)).toMatchObject({ next: "restart" });
+    expect(nextPageStep(page(0, { page: 3, totalPages: 3, total: 61 }), 3, 60, 61)).toMatchObject({
+      next: "restart",
+    });
+  });
+});
+
+/**
+ * A fork that pages its lists as `{domains: [...], pagination: {current_page, per_page,
+ * total_pages, total_count}}`, 30 a page unless `per_page` says otherwise. `ignorePage` makes it
+ * answer page 1 whatever was asked.
+ */
+async function startPagingFork(count: number, options: { ignorePage?: boolean } = {}) {
+  const domains = Array.from({ length: count }, (_, i) => ({
+    id: i + 1,
+    uuid: `u-${i + 1}`,
+    name: `d${i + 1}.example.com`,
+    created_at: "2026-01-01T00:00:00Z",
+  }));
+  const routes = domains.map((d) => ({ id: d.id, uuid: `r-${d.id}`, name: "inbox", domain_id: d.id }));
+  const received: { path: string; body: Record<string, unknown> }[] = [];
+  const server = http.createServer((req, res) => {
+    let text = "";
+    req.on("data", (chunk: Buffer) => (text += chunk.toString()));
+    req.on("end", () => {
+      const body = (text ? JSON.parse(text) : {}) as { page?: number; per_page?: number };
+      const path = (req.url ?? "").replace("/api/v1/", "");
+      received.push({ path, body });
+      const [kind, items] = path === "routes/list" ? ["routes", routes] : ["domains", domains];
+      const perPage = body.per_page ?? 30;
+      const page = options.ignorePage ? 1 : (body.page ?? 1);
+      const data = {
+        [kind]: items.slice((page - 1) * perPage, page * perPage),
+        pagination: {
+          current_page: page,
+          per_page: perPage,
+          total_pages: Math.ceil(items.length / perPage),
+          total_count: items.length,
+        },
+      };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(envelope(data));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("a service that pages its lists", () => {
+  it("reads every page, asking with the page size it reported", async () => {
+    const fork = await startPagingFork(65);
+    try {
+      const domains = await createClient({ baseUrl: fork.url, apiKey: KEY }).listDomains();
+      expect(domains.map((d) => d.id)).toEqual(Array.from({ length: 65 }, (_, i) => i + 1));
+      expect(fork.received.map((r) => r.body)).toEqual([
+        {},
+        { page: 2, per_page: 30 },
+        { page: 3, per_page: 30 },
+      ]);
+    } finally {
+      await fork.close();
+    }
+  });
+
+  it("refuses a list whose later pages cannot be had, rather than read it as complete", async () => {
+    const fork = await startPagingFork(65, { ignorePage: true });
+    try {
+      const error = await createClient({ baseUrl: fork.url, apiKey: KEY, retry: { maxAttempts: 1 } })
+        .listDomains()
+        .then(
+          () => undefined,
+          (e: EmailApiError) => e,
+        );
+      expect(error).toMatchObject({ kind: "validation", code: "IncompleteList" });
+      expect(error!.message).toContain("page 2 was asked for but page 1 came back");
+    } finally {
+      await fork.close();
+    }
+  });
+
+  it("never reads a domain or route on a later page as gone (a refresh would drop it from state)", async () => {
+    const fork = await startPagingFork(45);
+    try {
+      forgetConfig();
+      const config = configureRequest({ "emailDelivery:baseUrl": fork.url, "emailDelivery:apiKey": KEY });
+      await domainProvider.configure!(config);
+      await routeProvider.configure!(config);
+      const domain = await domainProvider.read!("40", {
+        name: "d40.example.com",
+        adopt: false,
+        dnsRecords: [],
+      });
+      expect(domain.id).toBe("40");
+      const route = await routeProvider.read!("44", {
+        name: "inbox",
+        domainId: 44,
+        endpointId: 1,
+        mode: "Endpoint",
+        spamMode: "Mark",
+        adopt: false,
+      });
+      expect(route.id).toBe("44");
+    } finally {
+      forgetConfig();
+      await fork.close();
+    }
+  });
+});
