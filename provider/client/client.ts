@@ -11,6 +11,7 @@ import {
 } from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
 import { ListPage, nextPageStep } from "./pages";
+import { keyProblem } from "./key-check";
 import { processRuntime } from "./process-runtime";
 import { redact } from "./redact";
 import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "./retry";
@@ -34,6 +35,13 @@ export interface ClientSettings {
   baseUrl: string;
   /** Server API key, sent as `X-Server-API-Key`. Needed by every operation but createServer. */
   apiKey?: string;
+  /**
+   * A second server API key, tried when the service refuses `apiKey` (a key rotated since the
+   * stack config that `refresh` and `destroy` use was saved). Used from then on by this client.
+   */
+  fallbackApiKey?: string;
+  /** Appended to the message of an auth failure: where the key came from, what to do. */
+  authFailureHint?: string;
   /** Master key, sent as `X-Master-Key`. Needed by createServer only. */
   masterKey?: string;
   /** Time one request may take before it is abandoned. @default 30000 */
@@ -107,11 +115,21 @@ export class EmailDeliveryClient {
   private readonly http: Got;
   private readonly policy: RetryPolicy;
   private readonly baseUrl: string;
-  private readonly flightScope: string;
+  /** The server API key in use: `apiKey`, until the service refuses it and a fallback exists. */
+  private apiKey: string | undefined;
   private schemaCache?: ResponseSchemas;
 
   constructor(private readonly settings: ClientSettings) {
-    this.baseUrl = normalizeBaseUrl(settings.baseUrl, [settings.apiKey, settings.masterKey]);
+    this.baseUrl = normalizeBaseUrl(settings.baseUrl, this.secrets());
+    for (const [what, key] of [
+      ["API key", settings.apiKey],
+      ["fallback API key", settings.fallbackApiKey],
+      ["master key", settings.masterKey],
+    ] as const) {
+      const problem = key === undefined ? undefined : keyProblem(key);
+      if (problem) throw new Error(`The email delivery ${what} ${problem}. Nothing was sent.`);
+    }
+    this.apiKey = settings.apiKey;
     this.policy = { ...defaultRetryPolicy(), ...settings.retry };
     const runtime = processRuntime();
     this.http = got.extend({
@@ -123,8 +141,6 @@ export class EmailDeliveryClient {
       responseType: "text",
       headers: { "user-agent": "pulumi-email-delivery", accept: "application/json" },
     });
-    // Lists are shared only between clients that would get the same answer: same URL, same key.
-    this.flightScope = `${this.baseUrl}#${fingerprint(settings.apiKey)}`;
   }
 
   // ---- domains ----
@@ -395,7 +411,21 @@ export class EmailDeliveryClient {
   }
 
   private listKey(kind: string): string {
-    return `${this.flightScope}#${kind}`;
+    // Lists are shared only between clients that would get the same answer: same URL, same key.
+    return `${this.baseUrl}#${fingerprint(this.apiKey)}#${kind}`;
+  }
+
+  /** Every key this client holds, for scrubbing texts. */
+  private secrets(): (string | undefined)[] {
+    return [this.settings.apiKey, this.settings.fallbackApiKey, this.settings.masterKey];
+  }
+
+  /** Switches to the fallback key once, when it differs from the refused one. */
+  private useFallbackKey(): boolean {
+    const fallback = this.settings.fallbackApiKey;
+    if (!fallback || fallback === this.apiKey) return false;
+    this.apiKey = fallback;
+    return true;
   }
 
   private schemas(): ResponseSchemas {
@@ -423,11 +453,13 @@ export class EmailDeliveryClient {
     let conflict: EmailApiError | undefined;
     let lastError: EmailApiError | undefined;
 
+    const hint = this.settings.authFailureHint;
     const fail = (cause: EmailApiError, extra: Partial<EmailApiErrorDetails> = {}) =>
       withDetails(cause, {
         operation: op.operation,
         attempts,
         outcomeUnknown: answerLost || undefined,
+        ...(cause.kind === "auth" && hint ? { serviceMessage: `${cause.serviceMessage}. ${hint}` } : {}),
         ...extra,
       });
 
@@ -473,6 +505,8 @@ export class EmailDeliveryClient {
             continue;
           }
         }
+        // A refused key did nothing: send again at once with the other one.
+        if (error.kind === "auth" && (op.auth ?? "server") === "server" && this.useFallbackKey()) continue;
         if (error.kind !== "transient") throw fail(error);
         if (mayHaveBeenApplied(error)) {
           if (op.afterLostAnswer === "stop") throw fail(error, { outcomeUnknown: true });
@@ -516,8 +550,8 @@ export class EmailDeliveryClient {
   /** One HTTP request; never throws. */
   private async send<T>(op: Operation<T>, attempt: number, timeoutMs: number): Promise<Interpretation> {
     const auth = op.auth ?? "server";
-    const key = auth === "master" ? this.settings.masterKey : this.settings.apiKey;
-    const secrets = [this.settings.apiKey, this.settings.masterKey];
+    const key = auth === "master" ? this.settings.masterKey : this.apiKey;
+    const secrets = this.secrets();
     let result: Interpretation;
     if (!key) {
       result = {

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ClientSettings, createClient, EmailDeliveryClient } from "../client";
+import { keyProblem } from "../client/key-check";
 
 /** Where each connection setting comes from: stack config first, then the environment. */
 export const CONNECTION_SETTINGS = {
@@ -44,13 +45,17 @@ export function forgetConfig(): void {
 }
 
 /**
- * A setting from stack config, else from the environment (read now, so rotated keys work even for
- * a `destroy` with old state). Throws naming both places when neither has it.
+ * A setting from stack config, else from the environment. Throws naming both places when neither
+ * has it, and naming the place (never the value) when a key cannot be sent in a header.
  */
 export function connectionSetting(setting: Setting): string {
-  const value = configured()[setting] ?? process.env[CONNECTION_SETTINGS[setting].env];
-  if (value) return value;
   const { config, env, what } = CONNECTION_SETTINGS[setting];
+  const fromConfig = configured()[setting];
+  const value = fromConfig ?? process.env[env];
+  if (value) {
+    if (setting !== "baseUrl") checkKey(value, what, fromConfig ? `stack config \`${config}\`` : env);
+    return value;
+  }
   const secret = setting === "baseUrl" ? "" : " --secret";
   throw new Error(
     `The email delivery ${what} is not configured: run \`pulumi config set${secret} ${config} …\` ` +
@@ -59,9 +64,40 @@ export function connectionSetting(setting: Setting): string {
 }
 
 /**
+ * The API key from the environment, when stack config holds another one. `pulumi refresh` and
+ * `pulumi destroy` configure the provider from the stack config saved at the last `pulumi up`, so
+ * after `pulumi config set` rotates the key they still send the old one; this one is tried when
+ * the service refuses it.
+ */
+function rotatedApiKey(apiKey: string): string | undefined {
+  const env = process.env[CONNECTION_SETTINGS.apiKey.env];
+  if (!env || env === apiKey || !configured().apiKey) return undefined;
+  checkKey(env, CONNECTION_SETTINGS.apiKey.what, CONNECTION_SETTINGS.apiKey.env);
+  return env;
+}
+
+/** Fails at once, naming where the key came from (never the key), when a header cannot carry it. */
+function checkKey(key: string, what: string, source: string): void {
+  const problem = keyProblem(key);
+  if (problem) throw new Error(`The email delivery ${what} from ${source} ${problem}. Nothing was sent.`);
+}
+
+/** What an auth failure adds: which key was refused, and how to use a rotated one. */
+function authFailureHint(fallback: string | undefined): string {
+  const { config, env } = CONNECTION_SETTINGS.apiKey;
+  if (!configured().apiKey) return `The key came from the ${env} environment variable.`;
+  return (
+    `The key came from stack config \`${config}\`${fallback ? `, then from ${env}` : ""}. ` +
+    "`pulumi refresh` and `pulumi destroy` use the stack config saved at the last `pulumi up`: after rotating the key, " +
+    `run \`pulumi up\` first, pass \`--run-program\`, or set ${env} to the new key (it is tried when the saved one is refused).`
+  );
+}
+
+/**
  * How old a list may be for a refresh's `read`. The provider host lives for one Pulumi command, so
- * this only lets the reads of one refresh (which arrive over seconds, not all at once) share one
- * list per kind; writes through the host invalidate it at once.
+ * this only lets the reads of one refresh share one list per kind: the engine sends them
+ * concurrently (up to 4 × CPUs at once, so in waves), and a wave that starts after the first list
+ * came back reuses it instead of asking again. Writes through the host invalidate it at once.
  */
 export const READ_LIST_MAX_AGE_MS = 60_000;
 
@@ -78,6 +114,7 @@ export function setClientDefaults(settings: Partial<ClientSettings>): void {
 interface SharedClient {
   baseUrl: string;
   apiKey: string;
+  envApiKey: string | undefined;
   defaults: Partial<ClientSettings>;
   client: EmailDeliveryClient;
 }
@@ -94,13 +131,22 @@ export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDel
   const apiKey = connectionSetting("apiKey");
   const plain = Object.keys(overrides).length === 0;
   const cached = holder.__pulumiEmailDeliverySharedClient_v1 as SharedClient | undefined;
-  if (plain && cached?.baseUrl === baseUrl && cached.apiKey === apiKey && cached.defaults === defaults) {
+  if (
+    plain &&
+    cached?.baseUrl === baseUrl &&
+    cached.apiKey === apiKey &&
+    cached.envApiKey === process.env[CONNECTION_SETTINGS.apiKey.env] &&
+    cached.defaults === defaults
+  ) {
     return cached.client;
   }
+  const fallbackApiKey = rotatedApiKey(apiKey);
   const client = createClient({
     ...defaults,
     baseUrl,
     apiKey,
+    fallbackApiKey,
+    authFailureHint: authFailureHint(fallbackApiKey),
     ...overrides,
     retry: { ...defaults.retry, ...overrides.retry },
   });
@@ -108,6 +154,7 @@ export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDel
     holder.__pulumiEmailDeliverySharedClient_v1 = {
       baseUrl,
       apiKey,
+      envApiKey: process.env[CONNECTION_SETTINGS.apiKey.env],
       defaults,
       client,
     } satisfies SharedClient;

@@ -82,8 +82,9 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
     const [routes, domains] = await Promise.all([client.listRoutes(reuse), client.listDomains(reuse)]);
     const route = routes.find((candidate) => String(candidate.id) === id);
     // A route whose domain is gone is gone too (the service deletes a domain's routes with it).
-    if (!route || !domains.some((domain) => domain.id === route.domainId))
-      return { id: undefined, props: {} };
+    // Postal's return-path route belongs to no domain (`domain_id` null): it stands on its own.
+    const domainGone = route?.domainId !== null && !domains.some((domain) => domain.id === route?.domainId);
+    if (!route || domainGone) return { id: undefined, props: {} };
     const outs = routeOutputs(route, { ...state, adopt: state.adopt ?? false });
     const inputs = { ...pickInputs(outs), adopt: outs.adopt };
     return { id, props: outs, inputs };

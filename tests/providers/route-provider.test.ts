@@ -214,6 +214,39 @@ describe("routeProvider", () => {
   });
 });
 
+describe("routeProvider reading Postal's return-path route", () => {
+  it("keeps it: it belongs to no domain (domain_id null), so no domain's absence makes it gone", async () => {
+    const route = { id: 5, uuid: "rp", name: "__returnpath__", domain_id: null, endpoint_id: 2 };
+    const server = await startScriptedServer([
+      { status: 200, body: envelope([route]) }, // routes/list
+      { status: 200, body: envelope([]) }, // domains/list
+    ]);
+    try {
+      forgetConfig();
+      await routeProvider.configure!(
+        configureRequest({
+          "emailDelivery:baseUrl": server.url,
+          "emailDelivery:apiKey": "ScriptedKey0000000000001",
+        }),
+      );
+      const state = {
+        name: "__returnpath__",
+        domainId: 4,
+        endpointId: 2,
+        mode: "Endpoint",
+        spamMode: "Mark",
+        adopt: false,
+      };
+      const read = await routeProvider.read!("5", state);
+      expect(read.id).toBe("5");
+      expect(read.props).toMatchObject({ name: "__returnpath__", endpointId: 2 });
+    } finally {
+      forgetConfig();
+      await server.close();
+    }
+  });
+});
+
 describe("routeProvider against a service that clears the endpoint of a non-delivering route", () => {
   it("keeps the requested endpoint, so the next preview sees no change", async () => {
     const route = {
