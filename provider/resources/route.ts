@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
+import { claimRoute } from "./route-claims";
 
 export interface RouteArgs {
   /**
@@ -31,8 +32,9 @@ export interface RouteArgs {
   /**
    * Take over a route with this name on this domain that already exists on the service (made
    * outside Pulumi; dynamic resources cannot be `pulumi import`ed), changing it to match these
-   * arguments. Without it, an existing route is taken over only if identical, else `up` fails
-   * saying what differs. A taken-over route is deleted on `destroy` like any other.
+   * arguments. Without it, `up` fails when such a route exists, even an identical one: another
+   * resource or stack may manage it. Adopt only a route nothing else manages: a taken-over route
+   * is deleted on `destroy` like any other.
    * @default false
    */
   adopt?: pulumi.Input<boolean>;
@@ -58,7 +60,13 @@ export class Route extends EmailDeliveryDynamicResource {
       // for the keys it is given.
       {
         name: args.name,
-        domainId: args.domainId,
+        // A second Route declaring the same route fails here, before anything is sent. `domainId`
+        // carries the check: it is the input usually unknown at preview, when the check cannot run
+        // (an unknown `name` makes it unknown too).
+        domainId: pulumi.all([args.name, args.domainId]).apply(([routeName, domainId]) => {
+          claimRoute(name, routeName, domainId);
+          return domainId;
+        }),
         endpointId: args.endpointId,
         mode: args.mode,
         spamMode: args.spamMode,
