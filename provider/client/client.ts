@@ -157,7 +157,7 @@ export class EmailDeliveryClient {
    * Adds a domain; the answer carries the DNS records to publish.
    *
    * Ownership (the API has no idempotency key): the domains are listed first, in a request sent
-   * after this call began. If the name is taken, nothing is sent and the error names the holder
+   * after this call began (shared with creates starting meanwhile). If the name is taken, nothing is sent and the error names the holder
    * (`existing`). If it is free, a domain of that name found after a lost or unreadable answer
    * can only have been made by this call's own request, so it is returned as `recovered`.
    * (What no list can rule out is another client creating the same name in the moments between
@@ -166,7 +166,7 @@ export class EmailDeliveryClient {
   async createDomain(name: string): Promise<CreatedDomain> {
     return this.write(["domains"], async () => {
       const find = (domains: readonly Domain[]) => domains.find((d) => sameDomainName(d.name, name));
-      const holder = find(await this.fetchDomains());
+      const holder = find(await this.freshList("domains", () => this.fetchDomains()));
       if (holder) throw nameTaken("domains/create", `a domain named ${name}`, holder);
       return this.execute<CreatedDomain>({
         operation: "domains/create",
@@ -231,7 +231,7 @@ export class EmailDeliveryClient {
     const sameName = (r: Route) =>
       r.domainId === input.domainId && r.name.toLowerCase() === input.name.toLowerCase();
     return this.write(["routes"], async () => {
-      const holder = (await this.fetchRoutes()).find(sameName);
+      const holder = (await this.freshList("routes", () => this.fetchRoutes())).find(sameName);
       if (holder) {
         throw nameTaken("routes/create", `a route named ${input.name} on domain ${input.domainId}`, {
           id: holder.id,
@@ -396,6 +396,15 @@ export class EmailDeliveryClient {
         });
       }
     }
+  }
+
+  /**
+   * A list whose request was sent after this call began (the proof a create needs), shared with
+   * the creates of the same kind that start meanwhile: a burst of creates lists twice, not once
+   * each.
+   */
+  private freshList<T>(kind: string, fetch: () => Promise<T>): Promise<T> {
+    return processRuntime().lists.runStartedAfterCall(this.listKey(kind), fetch);
   }
 
   /** Runs a write, making every client in the process forget in-flight lists of `kinds`. */

@@ -10,12 +10,14 @@ export class SingleFlight {
     { generation: number; promise: Promise<unknown>; settledAt?: number }
   >;
   private readonly generations: Map<string, number>;
+  private readonly fresh: Map<string, { inFlight?: Promise<unknown>; queued?: Promise<unknown> }>;
 
   // Fields are set here, not with initializers: Pulumi's closure serializer drops class-field
   // initializers, and this class is serialized with a provider that someone serializes.
   constructor() {
     this.flights = new Map();
     this.generations = new Map();
+    this.fresh = new Map();
   }
 
   run<T>(key: string, start: () => Promise<T>, reuseMs = 0): Promise<T> {
@@ -43,6 +45,41 @@ export class SingleFlight {
       },
     );
     return promise;
+  }
+
+  /**
+   * The answer of a request started after this call began, shared with every caller that arrives
+   * before it starts: with none in flight it starts now; otherwise it starts once the one in
+   * flight (sent before this call, so not fresh enough) settles, and every caller arriving
+   * meanwhile waits for it too. A burst of N callers costs two requests, not N. Kept apart from
+   * `run`: a reused or invalidated answer never counts here.
+   */
+  runStartedAfterCall<T>(key: string, start: () => Promise<T>): Promise<T> {
+    let slot = this.fresh.get(key);
+    if (!slot) this.fresh.set(key, (slot = {}));
+    if (slot.queued) return slot.queued as Promise<T>;
+    const owner = slot;
+    const launch = () => {
+      const promise = start();
+      owner.inFlight = promise;
+      const done = () => {
+        if (owner.inFlight === promise) owner.inFlight = undefined;
+      };
+      promise.then(done, done);
+      return promise;
+    };
+    if (!owner.inFlight) return launch();
+    const queued = owner.inFlight
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        owner.queued = undefined;
+        return launch();
+      });
+    owner.queued = queued;
+    return queued;
   }
 
   invalidate(key: string): void {

@@ -68,4 +68,50 @@ describe("SingleFlight with reuse", () => {
     await expect(flights.run("f", () => Promise.reject(new Error("down")), 10_000)).rejects.toThrow("down");
     expect(await flights.run("f", async () => "up", 10_000)).toBe("up");
   });
+
+  describe("runStartedAfterCall", () => {
+    it("never hands a caller an answer whose request started before it called", async () => {
+      const flights = new SingleFlight();
+      const requests: { startedAfter: number[]; gate: ReturnType<typeof deferred<number>> }[] = [];
+      const callers: number[] = [];
+      const call = (caller: number) => {
+        callers.push(caller);
+        return flights.runStartedAfterCall("k", () => {
+          const gate = deferred<number>();
+          requests.push({ startedAfter: [...callers], gate });
+          return gate.promise;
+        });
+      };
+      const first = call(1); // starts at once
+      const later = [call(2), call(3), call(4)]; // arrive while the first is in flight: share the next
+      expect(requests).toHaveLength(1);
+      requests[0].gate.resolve(1);
+      expect(await first).toBe(1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(requests).toHaveLength(2);
+      // The second request started after every caller that receives its answer.
+      expect(requests[1].startedAfter).toEqual([1, 2, 3, 4]);
+      const fifth = call(5); // arrives while the second is in flight: a third request
+      requests[1].gate.resolve(2);
+      expect(await Promise.all(later)).toEqual([2, 2, 2]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(requests).toHaveLength(3);
+      requests[2].gate.resolve(3);
+      expect(await fifth).toBe(3);
+    });
+
+    it("starts the next request after a failed one, and hands the failure only to its callers", async () => {
+      const flights = new SingleFlight();
+      let started = 0;
+      const failing = deferred<number>();
+      const first = flights.runStartedAfterCall(
+        "k",
+        () => (started++, failing.promise.then(() => Promise.reject(new Error("lost")))),
+      );
+      const second = flights.runStartedAfterCall("k", async () => ++started);
+      failing.resolve(0);
+      await expect(first).rejects.toThrow("lost");
+      expect(await second).toBe(2);
+    });
+  });
 });

@@ -142,6 +142,13 @@ describe("routeProvider", () => {
     await expect(routeProvider.delete!(id, updated.outs)).resolves.toBeUndefined(); // already gone
   });
 
+  it("creates 50 routes at once with 50 creates and two lists (each list sent after the creates it serves began)", async () => {
+    emulator().requests.clear();
+    const created = await Promise.all(Array.from({ length: 50 }, () => routeProvider.create(inputs())));
+    expect(new Set(created.map((route) => route.id)).size).toBe(50);
+    expect(emulator().requests.counts()).toEqual({ "routes/list": 2, "routes/create": 50 });
+  });
+
   it("reads a route deleted outside Pulumi as gone", async () => {
     const { id, outs } = await routeProvider.create(inputs());
     await clientFor(emulator()).deleteRoute(Number(id));
