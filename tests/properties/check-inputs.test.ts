@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { domainToASCII, domainToUnicode } from "node:url";
 import type * as pulumi from "@pulumi/pulumi";
 import { domainProvider, routeProvider, verificationProvider } from "../../provider/providers";
 import { UNKNOWN } from "../../provider/inputs";
@@ -20,13 +21,18 @@ type Props = Record<string, unknown>;
 
 const absent = (value: unknown) => value === undefined || value === null;
 
-/** Lowercase DNS name: 2+ labels of a-z 0-9 -, 1-63 each, no edge hyphen, ≤ 253, TLD not numeric. */
+/**
+ * Lowercase DNS name: 2+ labels of a-z 0-9 -, 1-63 each, no edge hyphen, ≤ 253, TLD not numeric;
+ * a label starting `xn--` must be punycode that IDNA decodes to a name encoding back to the same
+ * label (the rule names Node's IDNA, `node:url`, as the judge of that).
+ */
 function validDomainName(value: unknown): boolean {
   if (typeof value !== "string" || value.length === 0 || value.length > 253) return false;
   const labels = value.split(".");
   return (
     labels.length >= 2 &&
     labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label)) &&
+    labels.every((label) => !label.startsWith("xn--") || domainToASCII(domainToUnicode(label)) === label) &&
     !/^[0-9]+$/.test(labels[labels.length - 1])
   );
 }
@@ -154,6 +160,15 @@ const junk: fc.Arbitrary<unknown> = fc.oneof(
 
 const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/);
 
+/**
+ * Punycode labels: international names encoded (bücher, münchen, 中文, ß, 💩, ü), and `xn--`
+ * followed by anything, which often does not decode.
+ */
+const punycodeLabel = fc.oneof(
+  fc.constantFrom("xn--bcher-kva", "xn--mnchen-3ya", "xn--fiq228c", "xn--zca", "xn--ls8h", "xn--tda"),
+  fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/).map((rest) => `xn--${rest}`),
+);
+
 /** A name built by `labels.join(".")` of `count` labels of `size` characters, for the length limits. */
 const longDomain = fc
   .tuple(fc.integer({ min: 50, max: 70 }), fc.integer({ min: 2, max: 5 }))
@@ -205,9 +220,25 @@ const domainName: fc.Arbitrary<unknown> = fc.oneof(
       .tuple(fc.array(label, { minLength: 1, maxLength: 4 }), fc.constantFrom(...MUTATIONS), fc.nat())
       .map(([labels, how, at]) => mutate(labels.join("."), how, at)),
   },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.array(fc.oneof(label, punycodeLabel), { minLength: 1, maxLength: 3 }), label)
+      .map(([labels, last]) => [...labels, last].join(".")),
+  },
   fc.domain(),
   longDomain,
-  fc.constantFrom("", " ", ".", "a.b", "10.0.0.1", "xn--bcher-kva.example", "1.example.2a", UNKNOWN),
+  fc.constantFrom(
+    "",
+    " ",
+    ".",
+    "a.b",
+    "10.0.0.1",
+    "xn--bcher-kva.example",
+    "xn--zz.example.com",
+    "1.example.2a",
+    UNKNOWN,
+  ),
   { weight: 2, arbitrary: junk },
 );
 
@@ -487,6 +518,9 @@ describe("oracle sanity (the oracles agree with the README's examples)", () => {
     ["", false],
     [`${"a".repeat(63)}.com`, true],
     [`${"a".repeat(64)}.com`, false],
+    ["xn--bcher-kva.example.com", true],
+    ["xn--zz.example.com", false],
+    ["mail.xn--abc.example", false],
   ])("domain name %j valid: %s", (name, valid) => {
     expect(validDomainName(name)).toBe(valid);
   });
