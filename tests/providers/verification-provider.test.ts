@@ -129,6 +129,19 @@ describe("verificationProvider", () => {
     );
   });
 
+  it("costs one domains/check for a domain whose records are already right, and nothing else", async () => {
+    const domain = await newDomain();
+    await publishRecords(emulator(), domain.records);
+    emulator().requests.clear();
+    const { outs } = await verificationProvider.create(inputs(domain.id));
+    expect(outs.verified).toBe(true);
+    expect(
+      emulator()
+        .requests.all()
+        .map((entry) => entry.endpoint),
+    ).toEqual(["domains/check"]);
+  });
+
   it("keeps waiting through failed checks, with exactly one request per poll", async () => {
     const domain = await newDomain();
     await publishRecords(emulator(), domain.records);
