@@ -2,10 +2,11 @@ import type * as pulumi from "@pulumi/pulumi";
 // Only the log: the provider host has the rest of the runtime loaded, the full SDK costs ~0.4 s.
 import * as log from "@pulumi/pulumi/log";
 import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
+import { redact } from "../client/redact";
 import { checkVerificationInputs, VerificationInputs } from "../inputs";
-import { checkTable, failingChecks } from "../verification/report";
+import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
 import { waitForChecks, WaitOutcome } from "../verification/wait";
-import { rememberConfig, serviceClient } from "./connection";
+import { connectionSetting, rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
 import { storedProviderOutdated } from "./loader";
 
@@ -111,16 +112,13 @@ async function verify(inputs: VerificationInputs & { __provider?: string }): Pro
       });
     throw error;
   }
-  const outs = outputs(pickInputs(inputs), outcome.result);
+  const outs = outputs(pickInputs(inputs), outcome.result ?? notChecked());
   if (outcome.verified) return outs;
 
-  const failing = failingChecks(outcome.result, inputs.checks);
-  const message =
-    `${domain} did not pass verification within ${inputs.timeoutSeconds} s ` +
-    `(${outcome.polls} checks; failing: ${failing.join(", ") || "none reported"}):\n` +
-    `${checkTable(outcome.result, inputs.checks)}\n` +
-    (outcome.lastError ? `The last check failed: ${outcome.lastError.message}\n` : "") +
-    "Fix the records named above (the domain's `dnsRecords` output lists what to publish) and run `pulumi up` again: the wait resumes.";
+  // The client scrubs keys from its errors; scrubbed again here, as this text reaches CI logs.
+  const message = redact(timeoutMessage(domain, inputs.timeoutSeconds, inputs.checks, outcome), [
+    connectionSetting("apiKey"),
+  ]);
   // An error with an id keeps the resource in state as not verified (Pulumi's "init failure"),
   // so the next `up` updates it, i.e. waits again, instead of starting over. The state must
   // carry `__provider`: Pulumi stores exactly these properties.

@@ -1,4 +1,4 @@
-import { DomainCheck, isEmailApiError } from "../client";
+import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
 import type { CheckName } from "../inputs";
 import { describeFailing, failingChecks, formatDuration } from "./report";
 
@@ -18,20 +18,21 @@ export interface WaitOptions {
 }
 
 export interface WaitOutcome {
-  /** The last check result. */
-  result: DomainCheck;
+  /** The last check result; undefined when the service answered no check at all. */
+  result?: DomainCheck;
   verified: boolean;
   /** Check requests made. */
   polls: number;
-  /** The last transient error, when the last poll failed. */
+  /** The last error that counted as "not yet", when the last poll failed. */
   lastError?: Error;
 }
 
 /**
  * Polls the service's check until every requested check is OK or the time is up: one check
- * per poll (`check` is told the time left, to bound its request), waits growing from the poll interval to a cap with jitter, never sleeping past
- * the deadline (the last poll happens at it). A poll that fails transiently is logged and counts
- * as "not yet"; any other failure (auth, domain gone) ends the wait at once.
+ * per poll (`check` is told the time left, to bound its request), waits growing from the poll
+ * interval to a cap with jitter, never sleeping past the deadline (the last poll happens at it).
+ * A failed poll is logged and counts as "not yet", unless the service's answer is definite (see
+ * `endsWait`): then the wait ends at once with that error.
  */
 export async function waitForChecks(
   check: (timeLeftMs: number) => Promise<DomainCheck>,
@@ -52,11 +53,11 @@ export async function waitForChecks(
       lastError = undefined;
       if (failingChecks(result, options.checks).length === 0) return { result, verified: true, polls };
     } catch (error) {
-      if (!isEmailApiError(error) || error.kind !== "transient") throw error;
-      lastError = error;
+      if (endsWait(error)) throw error;
+      lastError = error as Error;
     }
     const left = deadline - now();
-    if (left <= 0) return { result: result ?? notChecked(), verified: false, polls, lastError };
+    if (left <= 0) return { result, verified: false, polls, lastError };
 
     const waiting = result
       ? `waiting for ${describeFailing(result, options.checks)}`
@@ -71,15 +72,20 @@ export async function waitForChecks(
   }
 }
 
-function notChecked(): DomainCheck {
-  return {
-    spfStatus: null,
-    spfError: null,
-    dkimStatus: null,
-    dkimError: null,
-    mxStatus: null,
-    mxError: null,
-    returnPathStatus: null,
-    returnPathError: null,
-  };
+/**
+ * Whether a failed check ends the wait. Only answers that another poll cannot change do:
+ * - the key is refused (`auth`: HTTP 401/403, `AccessDenied`, `InvalidServerAPIKey`, …);
+ * - the domain is gone: the service's own not-found (`DomainNotFound`), not a bare HTTP 404,
+ *   which a proxy or a deploy in progress also gives;
+ * - the service refused the request itself as invalid: its `parameter-error` or
+ *   `validation-error` answers (codes `ParameterError`, `ValidationError`), which name the input.
+ * Everything else is "not yet": network errors and timeouts, 429 and 5xx, an error code we do not
+ * know (`{status: "error", data: {code: "SomethingNew"}}`; a fork may even report failing records
+ * that way), a body that is not the service's JSON (a proxy's HTML page), a conflict. Errors that
+ * are not the service's (configuration, bugs) end the wait too: polling will not fix them.
+ */
+export function endsWait(error: unknown): boolean {
+  if (!isEmailApiError(error)) return true;
+  if (error.kind === "auth" || isObjectNotFound(error)) return true;
+  return error.kind === "validation" && (error.code === "ParameterError" || error.code === "ValidationError");
 }

@@ -3,8 +3,9 @@ import { UNKNOWN } from "../../provider/inputs";
 import type { DnsRecord } from "../../provider/client";
 import { publishRecords, unpublishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
-import { configureFor, failure } from "../support/providers";
+import { configureFor, configureRequest, failure } from "../support/providers";
 import { ALL_CHECKS_OK } from "../support/checks";
+import { envelope, Script, startScriptedServer } from "../support/scripted-server";
 
 /** verificationProvider called directly, as the provider host calls it, against the emulator. */
 describe("verificationProvider", () => {
@@ -241,5 +242,74 @@ describe("verificationProvider", () => {
   it("fails at once for a domain that does not exist", async () => {
     const error = await failure(verificationProvider.create(inputs(987654)));
     expect(error.message).toBe("Domain 987654 does not exist on the email service: nothing to verify.");
+  });
+
+  describe("against other deployments and broken networks", () => {
+    const KEY = "ScriptedKey0000000000001";
+    const checkData = {
+      spf_status: "OK",
+      spf_error: null,
+      dkim_status: "OK",
+      dkim_error: null,
+      mx_status: "OK",
+      mx_error: null,
+      return_path_status: "OK",
+      return_path_error: null,
+    };
+
+    /** The verification provider configured for a scripted server, and what the server received. */
+    async function scriptedService(scripts: Script[]) {
+      const server = await startScriptedServer(scripts);
+      await verificationProvider.configure!(
+        configureRequest({ "emailDelivery:baseUrl": server.url, "emailDelivery:apiKey": KEY }),
+      );
+      return server;
+    }
+
+    it("treats an unknown error code and a proxy's HTML page as 'not yet', and keeps polling", async () => {
+      const server = await scriptedService([
+        { status: 200, body: envelope({ code: "SomethingNew", message: "try later" }, "error") },
+        { status: 502, body: "<html><body><h1>502 Bad Gateway</h1></body></html>" },
+        { status: 200, body: envelope(checkData) },
+      ]);
+      try {
+        const { outs } = await verificationProvider.create(inputs(41, { timeoutSeconds: 60 }));
+        expect(outs).toMatchObject({ domainId: 41, verified: true, ...ALL_CHECKS_OK });
+        expect(server.received.map((request) => request.path)).toEqual([
+          "/api/v1/domains/check",
+          "/api/v1/domains/check",
+          "/api/v1/domains/check",
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("after a total outage, says the service could not be reached, not that records need fixing", async () => {
+      const server = await scriptedService([
+        { status: 502, body: `<html><h1>Bad Gateway</h1><p>upstream refused key ${KEY}</p></html>` },
+      ]);
+      try {
+        const error = await failure(
+          verificationProvider.create(inputs(43, { timeoutSeconds: 2, pollIntervalSeconds: 1 })),
+        );
+        const tries = server.received.length;
+        expect(tries).toBeGreaterThanOrEqual(1);
+        expect(error.message).toContain(
+          `Domain 43 could not be verified: the email service answered none of ${tries} checks in 2 s.`,
+        );
+        expect(error.message).toContain(
+          "The last one failed: domains/check failed (transient): answered HTTP 502",
+        );
+        expect(error.message).not.toMatch(/fix the records/i);
+        expect(error.message).not.toContain("not checked");
+        expect(error.message).not.toContain(KEY);
+        // Still kept in state as not verified, so the next `up` waits again.
+        expect(error.id).toBe("43");
+        expect(error.properties).toMatchObject({ domainId: 43, verified: false, spfStatus: null });
+      } finally {
+        await server.close();
+      }
+    });
   });
 });

@@ -1,5 +1,5 @@
-import type { DomainCheck } from "../../provider/client";
-import { emailApiError } from "../../provider/client";
+import type { DomainCheck, EmailApiError } from "../../provider/client";
+import { emailApiError, interpretAnswer } from "../../provider/client";
 import { checkTable, formatDuration } from "../../provider/verification/report";
 import { waitForChecks, WaitOptions } from "../../provider/verification/wait";
 import { ALL_CHECKS_OK } from "../support/checks";
@@ -31,6 +31,22 @@ function clock(options: Partial<WaitOptions> = {}) {
     ...options,
   };
   return { settings, sleeps, lines, now: () => time };
+}
+
+/** The error the client makes of an answer, as it came off the wire. */
+function answer(httpStatus: number, body: string): EmailApiError {
+  const interpreted = interpretAnswer({ operation: "domains/check", httpStatus, body }, []);
+  if (interpreted.ok) throw new Error("expected a failure");
+  return interpreted.error;
+}
+
+/** A check that gives each answer in turn (throwing errors), then the last one forever. */
+function scripted(answers: (DomainCheck | Error)[]) {
+  return async () => {
+    const next = answers.length > 1 ? answers.shift()! : answers[0];
+    if (next instanceof Error) throw next;
+    return next;
+  };
 }
 
 describe("waitForChecks", () => {
@@ -68,7 +84,7 @@ describe("waitForChecks", () => {
     });
   });
 
-  it("treats a transient failure as 'not yet', and anything else as the end", async () => {
+  it("treats a transient failure as 'not yet', and the domain gone as the end", async () => {
     const transient = emailApiError({
       operation: "domains/check",
       kind: "transient",
@@ -93,6 +109,57 @@ describe("waitForChecks", () => {
       serviceMessage: "No domain",
     });
     await expect(waitForChecks(async () => Promise.reject(gone), clock().settings)).rejects.toBe(gone);
+  });
+});
+
+describe("what ends the wait", () => {
+  it("keeps polling through answers that say nothing definite, until the records pass", async () => {
+    const notYet = [
+      answer(200, JSON.stringify({ status: "error", time: 0, flags: {}, data: { code: "SomethingNew" } })),
+      answer(502, "<html><body><h1>502 Bad Gateway</h1></body></html>"),
+      answer(200, "<!doctype html><title>Maintenance</title>"),
+      answer(200, JSON.stringify({ hello: "a different API" })),
+      answer(404, "<html>Not Found</html>"),
+      answer(409, ""),
+    ];
+    const { settings, lines } = clock({ timeoutMs: 600_000 });
+    const outcome = await waitForChecks(scripted([...notYet, DKIM_MISSING, OK]), settings);
+    expect(outcome).toMatchObject({ verified: true, polls: notYet.length + 2 });
+    expect(lines[0]).toMatch(/^the service did not answer; .* \(last check: .*SomethingNew/);
+  });
+
+  it.each([
+    [
+      "the key is refused",
+      answer(200, JSON.stringify({ status: "error", data: { code: "InvalidServerAPIKey" } })),
+    ],
+    ["HTTP 401", answer(401, "")],
+    [
+      "the domain is gone",
+      answer(200, JSON.stringify({ status: "error", data: { code: "DomainNotFound" } })),
+    ],
+    [
+      "a parameter is refused",
+      answer(
+        200,
+        JSON.stringify({ status: "parameter-error", data: { message: "`id` parameter is required" } }),
+      ),
+    ],
+    [
+      "validation failed",
+      answer(422, JSON.stringify({ status: "validation-error", data: { errors: ["Id is invalid"] } })),
+    ],
+  ])("ends at once when %s", async (_case, definite) => {
+    const { settings } = clock();
+    await expect(waitForChecks(scripted([definite, OK]), settings)).rejects.toBe(definite);
+  });
+
+  it("times out with no result when the service never answered, keeping the last error", async () => {
+    const down = answer(502, "<html>Bad Gateway</html>");
+    const { settings } = clock({ timeoutMs: 30_000 });
+    const outcome = await waitForChecks(scripted([down]), settings);
+    expect(outcome).toMatchObject({ verified: false, result: undefined, lastError: down });
+    expect(outcome.polls).toBeGreaterThan(1);
   });
 });
 
