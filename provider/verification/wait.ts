@@ -29,13 +29,13 @@ export interface WaitOutcome {
 
 /**
  * Polls the service's check until every requested check is OK or the time is up: one check
- * per poll (`check` is told the time left, to bound its request), waits growing from the poll
+ * per poll, each request bounded (see `checkRequestTimeout`), waits growing from the poll
  * interval to a cap with jitter, never sleeping past the deadline (the last poll happens at it).
  * A failed poll is logged and counts as "not yet", unless the service's answer is definite (see
  * `endsWait`): then the wait ends at once with that error.
  */
 export async function waitForChecks(
-  check: (timeLeftMs: number) => Promise<DomainCheck>,
+  check: (requestTimeoutMs: number) => Promise<DomainCheck>,
   options: WaitOptions,
 ): Promise<WaitOutcome> {
   const now = options.now ?? Date.now;
@@ -49,7 +49,7 @@ export async function waitForChecks(
   for (;;) {
     polls++;
     try {
-      result = await check(deadline - now());
+      result = await check(checkRequestTimeout(options.timeoutMs, deadline - now()));
       lastError = undefined;
       if (failingChecks(result, options.checks).length === 0) return { result, verified: true, polls };
     } catch (error) {
@@ -88,4 +88,23 @@ export function endsWait(error: unknown): boolean {
   if (!isEmailApiError(error)) return true;
   if (error.kind === "auth" || isObjectNotFound(error)) return true;
   return error.kind === "validation" && (error.code === "ParameterError" || error.code === "ValidationError");
+}
+
+/**
+ * Postal's check looks up the domain's nameservers and then four records, each lookup bounded by
+ * its resolver timeout (`dns.timeout`, 5 s by default; app/lib/dns_resolver.rb): a check that has
+ * not answered in 30 s is not coming.
+ */
+export const MAX_CHECK_REQUEST_MS = 30_000;
+/** A request needs some time even at the deadline (the last poll happens at it). */
+export const MIN_CHECK_REQUEST_MS = 1_000;
+
+/**
+ * How long one check request may take before it is abandoned (a hung one then counts as "not yet"
+ * and the wait polls again): at most 30 s, at most a quarter of the whole timeout (so even
+ * requests that all hang leave room for four polls), and no longer than the time left, but never
+ * under 1 s.
+ */
+export function checkRequestTimeout(timeoutMs: number, timeLeftMs: number): number {
+  return Math.max(MIN_CHECK_REQUEST_MS, Math.min(MAX_CHECK_REQUEST_MS, timeoutMs / 4, timeLeftMs));
 }

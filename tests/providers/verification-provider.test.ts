@@ -285,6 +285,18 @@ describe("verificationProvider", () => {
       }
     });
 
+    it("abandons a hung check request and polls again, well within the timeout", async () => {
+      // 20 s: each request gets at most 5 s (a quarter), so the hung one leaves time to poll again.
+      const server = await scriptedService([{ hang: true }, { status: 200, body: envelope(checkData) }]);
+      try {
+        const { outs } = await verificationProvider.create(inputs(42, { timeoutSeconds: 20 }));
+        expect(outs).toMatchObject({ verified: true });
+        expect(server.received.length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await server.close();
+      }
+    });
+
     it("after a total outage, says the service could not be reached, not that records need fixing", async () => {
       const server = await scriptedService([
         { status: 502, body: `<html><h1>Bad Gateway</h1><p>upstream refused key ${KEY}</p></html>` },

@@ -1,7 +1,7 @@
 import type { DomainCheck, EmailApiError } from "../../provider/client";
 import { emailApiError, interpretAnswer } from "../../provider/client";
 import { checkTable, formatDuration } from "../../provider/verification/report";
-import { waitForChecks, WaitOptions } from "../../provider/verification/wait";
+import { checkRequestTimeout, waitForChecks, WaitOptions } from "../../provider/verification/wait";
 import { ALL_CHECKS_OK } from "../support/checks";
 
 const OK: DomainCheck = ALL_CHECKS_OK;
@@ -30,7 +30,9 @@ function clock(options: Partial<WaitOptions> = {}) {
     random: () => 0.5,
     ...options,
   };
-  return { settings, sleeps, lines, now: () => time };
+  /** A check request that takes `ms` (the service is slow, or the request hangs until its timeout). */
+  const advance = (ms: number) => void (time += ms);
+  return { settings, sleeps, lines, now: () => time, advance };
 }
 
 /** The error the client makes of an answer, as it came off the wire. */
@@ -160,6 +162,35 @@ describe("what ends the wait", () => {
     const outcome = await waitForChecks(scripted([down]), settings);
     expect(outcome).toMatchObject({ verified: false, result: undefined, lastError: down });
     expect(outcome.polls).toBeGreaterThan(1);
+  });
+});
+
+describe("time spent per check request", () => {
+  it("abandons a hung request well before the timeout and keeps polling", async () => {
+    const { settings, advance, now } = clock({ timeoutMs: 600_000 });
+    const bounds: number[] = [];
+    const outcome = await waitForChecks(async (requestTimeoutMs) => {
+      bounds.push(requestTimeoutMs);
+      if (bounds.length > 1) return OK;
+      advance(requestTimeoutMs); // hangs until the client gives up on it
+      throw emailApiError({
+        operation: "domains/check",
+        kind: "transient",
+        code: "ETIMEDOUT",
+        serviceMessage: `no answer within ${requestTimeoutMs} ms`,
+      });
+    }, settings);
+    expect(outcome).toMatchObject({ verified: true, polls: 2 });
+    expect(now()).toBeLessThanOrEqual(60_000);
+  });
+
+  it("bounds each request to 30 s and a quarter of the timeout, within the time left, never under 1 s", () => {
+    expect(checkRequestTimeout(600_000, 600_000)).toBe(30_000);
+    expect(checkRequestTimeout(60_000, 60_000)).toBe(15_000);
+    expect(checkRequestTimeout(8_000, 8_000)).toBe(2_000);
+    expect(checkRequestTimeout(600_000, 12_000)).toBe(12_000);
+    expect(checkRequestTimeout(600_000, 0)).toBe(1_000);
+    expect(checkRequestTimeout(2_000, 2_000)).toBe(1_000);
   });
 });
 
