@@ -3,9 +3,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import * as log from "@pulumi/pulumi/log";
 import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
 import { redact } from "../client/redact";
-import { checkVerificationInputs, VerificationInputs } from "../inputs";
+import { checkVerificationInputs, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
-import { waitForChecks, WaitOutcome } from "../verification/wait";
+import { waitForChecks, WaitOutcome, waitTimes } from "../verification/wait";
 import { connectionSetting, rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
 import { storedProviderOutdated } from "./loader";
@@ -16,10 +16,10 @@ export interface VerificationOutputs extends DomainCheck, VerificationInputs {
 }
 
 /** A new domain is a new verification; new settings wait again. */
-const DIFF_RULES = { replace: ["domainId"], update: ["checks", "timeoutSeconds", "pollIntervalSeconds"] };
-
-/** Waits between polls grow to this, or to the poll interval when that is longer. */
-const MAX_POLL_INTERVAL_MS = 30_000;
+const DIFF_RULES = {
+  replace: ["domainId"],
+  update: ["checks", "timeoutSeconds", "pollIntervalSeconds", "maxPollIntervalSeconds"],
+};
 
 /**
  * Waits until the service's DNS checks pass for a domain. Nothing is created on the service; the
@@ -37,7 +37,7 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
   },
 
   async diff(_id, olds, news) {
-    const { changed, replaces } = diffProperties(olds, news, DIFF_RULES);
+    const { changed, replaces } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
     // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
     const waitAgain = olds.verified !== true && replaces.length === 0;
     return { changes: changed.length > 0 || waitAgain || storedProviderOutdated(olds, news), replaces };
@@ -50,7 +50,8 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
 
   async update(_id, olds, news) {
     // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
-    if (olds.verified === true && diffProperties(olds, news, DIFF_RULES).changed.length === 0)
+    const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
+    if (olds.verified === true && changed.length === 0)
       return { outs: outputs(pickInputs(news as VerificationInputs), olds as VerificationOutputs) };
     return { outs: await verify(news as VerificationInputs & { __provider?: string }) };
   },
@@ -96,9 +97,7 @@ async function verify(inputs: VerificationInputs & { __provider?: string }): Pro
   try {
     outcome = await waitForChecks(checkOnce, {
       checks: inputs.checks,
-      timeoutMs: inputs.timeoutSeconds * 1000,
-      pollIntervalMs: inputs.pollIntervalSeconds * 1000,
-      maxPollIntervalMs: Math.max(MAX_POLL_INTERVAL_MS, inputs.pollIntervalSeconds * 1000),
+      ...waitTimes(inputs),
       log: (line) => log.info(`${domain}: ${line}`),
     });
   } catch (error) {
@@ -134,12 +133,26 @@ function outputs(inputs: VerificationInputs, result: DomainCheck): VerificationO
 }
 
 function pickInputs(source: VerificationInputs): VerificationInputs {
-  return {
+  const inputs: VerificationInputs = {
     domainId: source.domainId,
     checks: source.checks,
     timeoutSeconds: source.timeoutSeconds,
     pollIntervalSeconds: source.pollIntervalSeconds,
   };
+  // Absent in state written before it was an input: a refresh keeps it absent.
+  if (source.maxPollIntervalSeconds !== undefined)
+    inputs.maxPollIntervalSeconds = source.maxPollIntervalSeconds;
+  return inputs;
+}
+
+/**
+ * Properties with the defaults of inputs that state written by earlier versions lacks, so that
+ * such state compares equal to the same program's inputs (and to inputs `check()` filled in).
+ */
+function withDefaults(props: Record<string, unknown>): Record<string, unknown> {
+  if (props.maxPollIntervalSeconds !== undefined || typeof props.pollIntervalSeconds !== "number")
+    return props;
+  return { ...props, maxPollIntervalSeconds: defaultMaxPollInterval(props.pollIntervalSeconds) };
 }
 
 /** The domain's name, or undefined when it cannot be had now (it only makes messages nicer). */

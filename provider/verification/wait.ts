@@ -1,5 +1,5 @@
 import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
-import type { CheckName } from "../inputs";
+import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { describeFailing, failingChecks, formatDuration } from "./report";
 
 export interface WaitOptions {
@@ -107,4 +107,16 @@ export const MIN_CHECK_REQUEST_MS = 1_000;
  */
 export function checkRequestTimeout(timeoutMs: number, timeLeftMs: number): number {
   return Math.max(MIN_CHECK_REQUEST_MS, Math.min(MAX_CHECK_REQUEST_MS, timeoutMs / 4, timeLeftMs));
+}
+
+/** The wait's times for a verification's inputs (state without `maxPollIntervalSeconds` gets its default). */
+export function waitTimes(
+  inputs: Pick<VerificationInputs, "timeoutSeconds" | "pollIntervalSeconds" | "maxPollIntervalSeconds">,
+): Pick<WaitOptions, "timeoutMs" | "pollIntervalMs" | "maxPollIntervalMs"> {
+  const cap = inputs.maxPollIntervalSeconds ?? defaultMaxPollInterval(inputs.pollIntervalSeconds);
+  return {
+    timeoutMs: inputs.timeoutSeconds * 1000,
+    pollIntervalMs: inputs.pollIntervalSeconds * 1000,
+    maxPollIntervalMs: Math.max(cap, inputs.pollIntervalSeconds) * 1000,
+  };
 }

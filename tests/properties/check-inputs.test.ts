@@ -120,22 +120,41 @@ const VERIFICATION: Record<string, PropertyOracle> = {
   checks: { valid: validChecks, default: CHECKS },
   timeoutSeconds: { valid: seconds(1, 7200), default: 600 },
   pollIntervalSeconds: { valid: seconds(1, 300), default: 5 },
+  // Its default depends on pollIntervalSeconds: filled in by expectedVerification.
+  maxPollIntervalSeconds: { valid: seconds(1, 300) },
 };
 
 /**
- * The verification's one rule across properties (provider/inputs/verification-inputs.ts): when both
- * intervals are known numbers (given or defaulted), the poll interval must not exceed the timeout.
- * It applies to the defaulted poll interval too: `timeoutSeconds: 3` alone is refused.
+ * The verification's rules across properties (provider/inputs/verification-inputs.ts), applied
+ * when the values involved are known numbers (given or defaulted):
+ * - the poll interval must not exceed the timeout; this applies to the defaulted poll interval
+ *   too: `timeoutSeconds: 3` alone is refused;
+ * - a given maxPollIntervalSeconds must not be shorter than the poll interval;
+ * - maxPollIntervalSeconds defaults to 5, or to the poll interval when that is longer (unknown
+ *   when the poll interval is).
  */
 function expectedVerification(news: Props): Expectation {
   const result = expected(news, VERIFICATION);
-  const { timeoutSeconds, pollIntervalSeconds } = result.inputs;
+  const { timeoutSeconds, pollIntervalSeconds, maxPollIntervalSeconds } = result.inputs;
   if (
     typeof timeoutSeconds === "number" &&
     typeof pollIntervalSeconds === "number" &&
     pollIntervalSeconds > timeoutSeconds
   ) {
     result.invalid = [...result.invalid, "pollIntervalSeconds"].sort();
+  }
+  if (
+    typeof maxPollIntervalSeconds === "number" &&
+    typeof pollIntervalSeconds === "number" &&
+    maxPollIntervalSeconds < pollIntervalSeconds
+  ) {
+    result.invalid = [...result.invalid, "maxPollIntervalSeconds"].sort();
+  }
+  if (absent(news.maxPollIntervalSeconds)) {
+    result.inputs.maxPollIntervalSeconds =
+      pollIntervalSeconds === UNKNOWN
+        ? UNKNOWN
+        : Math.max(5, typeof pollIntervalSeconds === "number" ? pollIntervalSeconds : 5);
   }
   return result;
 }
@@ -363,6 +382,11 @@ const good = {
     fc.constant(UNKNOWN),
   ),
   pollIntervalSeconds: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.double({ min: 1, max: 300, noNaN: true })),
+  maxPollIntervalSeconds: fc.oneof(
+    fc.integer({ min: 5, max: 300 }),
+    fc.double({ min: 1, max: 300, noNaN: true }),
+    fc.constant(UNKNOWN),
+  ),
 };
 
 /**
@@ -430,6 +454,7 @@ const verificationNews = newsOf(
     checks: { good: good.checks, any: checks },
     timeoutSeconds: { good: good.timeoutSeconds, any: secondsValue(7200) },
     pollIntervalSeconds: { good: good.pollIntervalSeconds, any: secondsValue(300) },
+    maxPollIntervalSeconds: { good: good.maxPollIntervalSeconds, any: secondsValue(300) },
   },
   ["domainId"],
 );
@@ -523,6 +548,14 @@ describe("oracle sanity (the oracles agree with the README's examples)", () => {
     ["mail.xn--abc.example", false],
   ])("domain name %j valid: %s", (name, valid) => {
     expect(validDomainName(name)).toBe(valid);
+  });
+
+  it("a maxPollIntervalSeconds below the (default) poll interval is refused on maxPollIntervalSeconds", async () => {
+    const answer = await runCheck(verificationProvider, { domainId: 1, maxPollIntervalSeconds: 3 });
+    expect(answer.failures).toEqual([{ property: "maxPollIntervalSeconds", reason: expect.any(String) }]);
+    expect(expectedVerification({ domainId: 1, maxPollIntervalSeconds: 3 }).invalid).toEqual([
+      "maxPollIntervalSeconds",
+    ]);
   });
 
   it("timeoutSeconds below the default poll interval is refused on pollIntervalSeconds", async () => {

@@ -39,16 +39,39 @@ describe("verificationProvider", () => {
   });
 
   describe("check", () => {
-    it("fills defaults: all four checks, 600 s, polls from 5 s", async () => {
+    it("fills defaults: all four checks, 600 s, polls from 5 s, waits of at most 5 s", async () => {
       expect(await verificationProvider.check!({}, { domainId: 4 })).toEqual({
         inputs: {
           domainId: 4,
           checks: ["spf", "dkim", "mx", "returnPath"],
           timeoutSeconds: 600,
           pollIntervalSeconds: 5,
+          maxPollIntervalSeconds: 5,
         },
         failures: [],
       });
+      // A longer poll interval than the default cap raises the cap with it (as before the cap was an input).
+      expect(
+        (await verificationProvider.check!({}, { domainId: 4, pollIntervalSeconds: 20 })).inputs,
+      ).toMatchObject({ pollIntervalSeconds: 20, maxPollIntervalSeconds: 20 });
+      expect(
+        (await verificationProvider.check!({}, { domainId: 4, maxPollIntervalSeconds: 60 })).inputs,
+      ).toMatchObject({ pollIntervalSeconds: 5, maxPollIntervalSeconds: 60 });
+    });
+
+    it("names a bad maxPollIntervalSeconds", async () => {
+      const failures = async (news: Record<string, unknown>) =>
+        (await verificationProvider.check!({}, { domainId: 1, ...news })).failures;
+      expect(await failures({ maxPollIntervalSeconds: 0 })).toEqual([
+        { property: "maxPollIntervalSeconds", reason: "must be between 1 and 300 seconds, not 0" },
+      ]);
+      expect(await failures({ maxPollIntervalSeconds: "10" })).toEqual([
+        { property: "maxPollIntervalSeconds", reason: 'must be a number of seconds, not the text "10"' },
+      ]);
+      expect(await failures({ pollIntervalSeconds: 10, maxPollIntervalSeconds: 5 })).toEqual([
+        { property: "maxPollIntervalSeconds", reason: "must not be shorter than pollIntervalSeconds (10)" },
+      ]);
+      expect(await failures({ maxPollIntervalSeconds: UNKNOWN, pollIntervalSeconds: UNKNOWN })).toEqual([]);
     });
 
     it("names every bad property with a reason", async () => {
@@ -89,6 +112,26 @@ describe("verificationProvider", () => {
 
     it("waits again when the last result was not verified", async () => {
       expect(await verificationProvider.diff!("1", { ...verified, verified: false }, inputs(1))).toEqual({
+        changes: true,
+        replaces: [],
+      });
+    });
+
+    it("sees no change for state written before maxPollIntervalSeconds existed, and waits again when it changes", async () => {
+      const { maxPollIntervalSeconds: _absent, ...older } = {
+        ...verified,
+        maxPollIntervalSeconds: undefined,
+      };
+      const checked = (await verificationProvider.check!({}, inputs(1))).inputs;
+      expect(checked.maxPollIntervalSeconds).toBe(5);
+      expect(await verificationProvider.diff!("1", older, checked)).toEqual({ changes: false, replaces: [] });
+      expect(await verificationProvider.diff!("1", older, inputs(1))).toEqual({
+        changes: false,
+        replaces: [],
+      });
+      expect(
+        await verificationProvider.diff!("1", older, { ...checked, maxPollIntervalSeconds: 10 }),
+      ).toEqual({
         changes: true,
         replaces: [],
       });

@@ -1,7 +1,9 @@
 import type { DomainCheck, EmailApiError } from "../../provider/client";
 import { emailApiError, interpretAnswer } from "../../provider/client";
+import { checkVerificationInputs, VerificationInputs } from "../../provider/inputs";
 import { checkTable, formatDuration } from "../../provider/verification/report";
-import { checkRequestTimeout, waitForChecks, WaitOptions } from "../../provider/verification/wait";
+import { checkRequestTimeout, waitForChecks, WaitOptions, waitTimes } from "../../provider/verification/wait";
+import { seededRandom } from "../../emulator/http/faults";
 import { ALL_CHECKS_OK } from "../support/checks";
 
 const OK: DomainCheck = ALL_CHECKS_OK;
@@ -191,6 +193,24 @@ describe("time spent per check request", () => {
     expect(checkRequestTimeout(600_000, 12_000)).toBe(12_000);
     expect(checkRequestTimeout(600_000, 0)).toBe(1_000);
     expect(checkRequestTimeout(2_000, 2_000)).toBe(1_000);
+  });
+});
+
+describe("detection delay with the default settings", () => {
+  it("sees records within 5 s (90th percentile) of their becoming valid, at any moment in the first 2 minutes", async () => {
+    const inputs = checkVerificationInputs({ domainId: 1 }).inputs as unknown as VerificationInputs;
+    const random = seededRandom(20240601);
+    const delays: number[] = [];
+    for (let run = 0; run < 500; run++) {
+      const validAt = random() * 120_000;
+      const { settings, now } = clock({ ...waitTimes(inputs), random });
+      const outcome = await waitForChecks(async () => (now() >= validAt ? OK : DKIM_MISSING), settings);
+      expect(outcome.verified).toBe(true);
+      delays.push(now() - validAt);
+    }
+    delays.sort((a, b) => a - b);
+    const p90 = delays[Math.ceil(delays.length * 0.9) - 1];
+    expect(p90).toBeLessThanOrEqual(5_000);
   });
 });
 
