@@ -348,11 +348,13 @@ describe("verificationProvider", () => {
         const error = await failure(
           verificationProvider.create(inputs(43, { timeoutSeconds: 2, pollIntervalSeconds: 1 })),
         );
-        const tries = server.received.length;
-        expect(tries).toBeGreaterThanOrEqual(1);
-        expect(error.message).toContain(
-          `Domain 43 could not be verified: the email service answered none of ${tries} checks in 2 s.`,
-        );
+        const tries =
+          /^Domain 43 could not be verified: the email service answered none of (\d+) checks? in 2 s\.$/m.exec(
+            error.message,
+          );
+        expect(tries).not.toBeNull();
+        // Every request the server saw was one of those tries (a request lost on the way is one too).
+        expect(Number(tries![1])).toBeGreaterThanOrEqual(Math.max(1, server.received.length));
         expect(error.message).toContain(
           "The last one failed: domains/check failed (transient): answered HTTP 502",
         );

@@ -134,10 +134,10 @@ describe("what ends the wait", () => {
 
   it.each([
     [
-      "the key is refused",
+      "the key is refused (InvalidServerAPIKey)",
       answer(200, JSON.stringify({ status: "error", data: { code: "InvalidServerAPIKey" } })),
     ],
-    ["HTTP 401", answer(401, "")],
+    ["the key is refused (HTTP 401)", answer(401, "")],
     [
       "the domain is gone",
       answer(200, JSON.stringify({ status: "error", data: { code: "DomainNotFound" } })),
