@@ -1,18 +1,15 @@
 import type { Emulator } from "../emulator";
 import type { DnsRecord } from "../provider/client";
+import type { VerificationInputs } from "../provider/inputs";
+import { waitTimes } from "../provider/verification/wait";
 import { publishRecords } from "../tests/support/cloudflare";
 import { BenchProviders, configureProviders, emailApiCounts, since } from "./setup";
-
-/**
- * The wait's longest pause between polls: `max(30 s, pollIntervalSeconds)`
- * (MAX_POLL_INTERVAL_MS in provider/providers/verification-provider.ts; it is not exported).
- */
-export const POLL_CAP_MS = 30_000;
 
 export interface VerificationFigures {
   /** Seconds after create started at which the records were published (made valid). */
   validAfterSeconds: number;
   pollIntervalSeconds: number;
+  /** The wait's longest pause between polls, for the checked inputs (`maxPollIntervalSeconds`). */
   pollCapMs: number;
   /** From create's start: when publishing finished (records valid) and when create returned. */
   validAtMs: number;
@@ -90,7 +87,7 @@ export async function measureVerification(
   return {
     validAfterSeconds,
     pollIntervalSeconds,
-    pollCapMs: Math.max(POLL_CAP_MS, pollIntervalSeconds * 1000),
+    pollCapMs: waitTimes(checked.inputs as unknown as VerificationInputs).maxPollIntervalMs,
     validAtMs,
     returnedAtMs,
     delayMs: returnedAtMs - validAtMs,

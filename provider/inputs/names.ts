@@ -1,7 +1,10 @@
+import { domainToASCII, domainToUnicode } from "node:url";
+
 /**
  * Name rules the service enforces (Postal's model validations, `app/models/domain.rb` and
  * `route.rb`), checked before anything is sent so a mistake fails at preview with a reason a
- * person can act on.
+ * person can act on. Punycode is checked here though the service does not: a label that does not
+ * decode is no name DNS can look up, so the verification could never pass.
  * Each returns the reason a name is refused, or undefined when it is fine.
  */
 
@@ -23,6 +26,9 @@ export function domainNameProblem(name: string): string | undefined {
     }
     if (label.startsWith("-") || label.endsWith("-"))
       return `has a label that starts or ends with "-" ("${label}")`;
+    if (label.startsWith("xn--") && !isPunycode(label)) {
+      return `has a label that starts with "xn--" but is not valid punycode ("${label}"): give the punycode form of the international name, e.g. "xn--bcher-kva.example" for "bücher.example"`;
+    }
   }
   if (/^[0-9]+$/.test(labels[labels.length - 1])) return "looks like an IP address, not a domain name";
   return undefined;
@@ -40,4 +46,15 @@ export function routeNameProblem(name: string): string | undefined {
     return 'may contain only a-z, 0-9, "-" and ".", or be "*" (every address) or "__returnpath__"';
   }
   return undefined;
+}
+
+/**
+ * True when an `xn--` label is what IDNA makes of some international label: Node's IDNA (UTS 46,
+ * as browsers and resolvers use) decodes it, and encoding the result gives the label back. It
+ * refuses labels that do not decode (`xn--zz`), that decode to plain ASCII, or to text IDNA would
+ * write otherwise (upper case, unnormalized, disallowed characters).
+ */
+export function isPunycode(label: string): boolean {
+  const decoded = domainToUnicode(label);
+  return decoded !== "" && domainToASCII(decoded) === label;
 }

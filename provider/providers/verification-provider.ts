@@ -1,11 +1,12 @@
 import type * as pulumi from "@pulumi/pulumi";
 // Only the log: the provider host has the rest of the runtime loaded, the full SDK costs ~0.4 s.
 import * as log from "@pulumi/pulumi/log";
-import { DomainCheck, isObjectNotFound } from "../client";
-import { checkVerificationInputs, VerificationInputs } from "../inputs";
-import { checkTable, failingChecks } from "../verification/report";
-import { waitForChecks } from "../verification/wait";
-import { rememberConfig, serviceClient } from "./connection";
+import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
+import { redact } from "../client/redact";
+import { checkVerificationInputs, defaultMaxPollInterval, VerificationInputs } from "../inputs";
+import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
+import { waitForChecks, WaitOutcome, waitTimes } from "../verification/wait";
+import { connectionSetting, rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
 import { storedProviderOutdated } from "./loader";
 
@@ -15,13 +16,10 @@ export interface VerificationOutputs extends DomainCheck, VerificationInputs {
 }
 
 /** A new domain is a new verification; new settings wait again. */
-const DIFF_RULES = { replace: ["domainId"], update: ["checks", "timeoutSeconds", "pollIntervalSeconds"] };
-
-/** Waits between polls grow to this, or to the poll interval when that is longer. */
-const MAX_POLL_INTERVAL_MS = 30_000;
-/** Bounds on one check request: the service does four DNS lookups, each up to a few seconds. */
-const MIN_CHECK_TIMEOUT_MS = 1_000;
-const MAX_CHECK_TIMEOUT_MS = 60_000;
+const DIFF_RULES = {
+  replace: ["domainId"],
+  update: ["checks", "timeoutSeconds", "pollIntervalSeconds", "maxPollIntervalSeconds"],
+};
 
 /**
  * Waits until the service's DNS checks pass for a domain. Nothing is created on the service; the
@@ -39,7 +37,7 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
   },
 
   async diff(_id, olds, news) {
-    const { changed, replaces } = diffProperties(olds, news, DIFF_RULES);
+    const { changed, replaces } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
     // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
     const waitAgain = olds.verified !== true && replaces.length === 0;
     return { changes: changed.length > 0 || waitAgain || storedProviderOutdated(olds, news), replaces };
@@ -52,7 +50,8 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
 
   async update(_id, olds, news) {
     // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
-    if (olds.verified === true && diffProperties(olds, news, DIFF_RULES).changed.length === 0)
+    const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
+    if (olds.verified === true && changed.length === 0)
       return { outs: outputs(pickInputs(news as VerificationInputs), olds as VerificationOutputs) };
     return { outs: await verify(news as VerificationInputs & { __provider?: string }) };
   },
@@ -75,34 +74,46 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
 };
 
 async function verify(inputs: VerificationInputs & { __provider?: string }): Promise<VerificationOutputs> {
-  const domain = (await serviceClient().listDomains()).find((candidate) => candidate.id === inputs.domainId);
-  if (!domain)
-    throw new Error(`Domain ${inputs.domainId} does not exist on the email service: nothing to verify.`);
-
-  // One request per poll, never outliving the wait: a failed poll is simply "not yet", and the
-  // next poll is the retry.
-  const checkOnce = (timeLeftMs: number) =>
-    serviceClient({
+  // The domain's name, for people: looked up only once a check has answered and the wait goes on,
+  // so a domain whose records are already right costs one request, its check.
+  let domain = `Domain ${inputs.domainId}`;
+  let named = false;
+  // One request per poll, bounded by the wait: a failed poll is simply "not yet", and the next
+  // poll is the retry.
+  const checkOnce = async (requestTimeoutMs: number) => {
+    const client = serviceClient({
       retry: { maxAttempts: 1 },
-      checkTimeoutMs: Math.max(MIN_CHECK_TIMEOUT_MS, Math.min(MAX_CHECK_TIMEOUT_MS, timeLeftMs)),
-    }).checkDomain(inputs.domainId);
-  const outcome = await waitForChecks(checkOnce, {
-    checks: inputs.checks,
-    timeoutMs: inputs.timeoutSeconds * 1000,
-    pollIntervalMs: inputs.pollIntervalSeconds * 1000,
-    maxPollIntervalMs: Math.max(MAX_POLL_INTERVAL_MS, inputs.pollIntervalSeconds * 1000),
-    log: (line) => log.info(`${domain.name}: ${line}`),
-  });
-  const outs = outputs(pickInputs(inputs), outcome.result);
+      checkTimeoutMs: requestTimeoutMs,
+      requestTimeoutMs,
+    });
+    const result = await client.checkDomain(inputs.domainId);
+    if (!named && failingChecks(result, inputs.checks).length > 0) {
+      named = true;
+      domain = (await domainName(client, inputs.domainId)) ?? domain;
+    }
+    return result;
+  };
+  let outcome: WaitOutcome;
+  try {
+    outcome = await waitForChecks(checkOnce, {
+      checks: inputs.checks,
+      ...waitTimes(inputs),
+      log: (line) => log.info(`${domain}: ${line}`),
+    });
+  } catch (error) {
+    if (isObjectNotFound(error))
+      throw new Error(`Domain ${inputs.domainId} does not exist on the email service: nothing to verify.`, {
+        cause: error,
+      });
+    throw error;
+  }
+  const outs = outputs(pickInputs(inputs), outcome.result ?? notChecked());
   if (outcome.verified) return outs;
 
-  const failing = failingChecks(outcome.result, inputs.checks);
-  const message =
-    `${domain.name} did not pass verification within ${inputs.timeoutSeconds} s ` +
-    `(${outcome.polls} checks; failing: ${failing.join(", ") || "none reported"}):\n` +
-    `${checkTable(outcome.result, inputs.checks)}\n` +
-    (outcome.lastError ? `The last check failed: ${outcome.lastError.message}\n` : "") +
-    "Fix the records named above (the domain's `dnsRecords` output lists what to publish) and run `pulumi up` again: the wait resumes.";
+  // The client scrubs keys from its errors; scrubbed again here, as this text reaches CI logs.
+  const message = redact(timeoutMessage(domain, inputs.timeoutSeconds, inputs.checks, outcome), [
+    connectionSetting("apiKey"),
+  ]);
   // An error with an id keeps the resource in state as not verified (Pulumi's "init failure"),
   // so the next `up` updates it, i.e. waits again, instead of starting over. The state must
   // carry `__provider`: Pulumi stores exactly these properties.
@@ -122,10 +133,33 @@ function outputs(inputs: VerificationInputs, result: DomainCheck): VerificationO
 }
 
 function pickInputs(source: VerificationInputs): VerificationInputs {
-  return {
+  const inputs: VerificationInputs = {
     domainId: source.domainId,
     checks: source.checks,
     timeoutSeconds: source.timeoutSeconds,
     pollIntervalSeconds: source.pollIntervalSeconds,
   };
+  // Absent in state written before it was an input: a refresh keeps it absent.
+  if (source.maxPollIntervalSeconds !== undefined)
+    inputs.maxPollIntervalSeconds = source.maxPollIntervalSeconds;
+  return inputs;
+}
+
+/**
+ * Properties with the defaults of inputs that state written by earlier versions lacks, so that
+ * such state compares equal to the same program's inputs (and to inputs `check()` filled in).
+ */
+function withDefaults(props: Record<string, unknown>): Record<string, unknown> {
+  if (props.maxPollIntervalSeconds !== undefined || typeof props.pollIntervalSeconds !== "number")
+    return props;
+  return { ...props, maxPollIntervalSeconds: defaultMaxPollInterval(props.pollIntervalSeconds) };
+}
+
+/** The domain's name, or undefined when it cannot be had now (it only makes messages nicer). */
+async function domainName(client: EmailDeliveryClient, id: number): Promise<string | undefined> {
+  try {
+    return (await client.listDomains()).find((candidate) => candidate.id === id)?.name;
+  } catch {
+    return undefined;
+  }
 }

@@ -17,11 +17,18 @@ export interface DomainVerificationArgs {
    */
   timeoutSeconds?: pulumi.Input<number>;
   /**
-   * First wait between checks (1 to 300, at most `timeoutSeconds`); waits then grow to 30 s
-   * (or to this interval when it is longer).
+   * First wait between checks (1 to 300, at most `timeoutSeconds`); waits then grow to
+   * `maxPollIntervalSeconds`.
    * @default 5
    */
   pollIntervalSeconds?: pulumi.Input<number>;
+  /**
+   * Longest wait between checks (1 to 300, at least `pollIntervalSeconds`). Records are seen at
+   * the first check after they turn valid, so this is about the longest `pulumi up` waits after
+   * that; a longer one makes fewer requests (each check makes the service do a few DNS lookups).
+   * @default 5, or `pollIntervalSeconds` when that is longer
+   */
+  maxPollIntervalSeconds?: pulumi.Input<number>;
 }
 
 /**
@@ -52,6 +59,7 @@ export class DomainVerification extends EmailDeliveryDynamicResource {
         checks: args.checks,
         timeoutSeconds: args.timeoutSeconds,
         pollIntervalSeconds: args.pollIntervalSeconds,
+        maxPollIntervalSeconds: args.maxPollIntervalSeconds,
         verified: undefined,
         spfStatus: undefined,
         spfError: undefined,

@@ -31,8 +31,17 @@ export interface DomainVerificationSettings {
   checks?: pulumi.Input<pulumi.Input<CheckName>[]>;
   /** How long `pulumi up` waits, in seconds (1 to 7200). @default 600 */
   timeoutSeconds?: pulumi.Input<number>;
-  /** First wait between checks, in seconds (1 to 300); waits then grow to 30 s. @default 5 */
+  /**
+   * First wait between checks, in seconds (1 to 300); waits then grow to `maxPollIntervalSeconds`.
+   * @default 5
+   */
   pollIntervalSeconds?: pulumi.Input<number>;
+  /**
+   * Longest wait between checks, in seconds (1 to 300, at least `pollIntervalSeconds`): about the
+   * longest `pulumi up` waits once the records are valid.
+   * @default 5, or `pollIntervalSeconds` when that is longer
+   */
+  maxPollIntervalSeconds?: pulumi.Input<number>;
 }
 
 export interface DomainArgs {
@@ -50,7 +59,7 @@ export interface DomainArgs {
   cloudflare?: DomainCloudflareArgs;
   /**
    * Wait during `pulumi up` until the service reports the checks OK, or `false` not to wait.
-   * @default { checks: ["spf", "dkim", "mx", "returnPath"], timeoutSeconds: 600, pollIntervalSeconds: 5 }
+   * @default { checks: ["spf", "dkim", "mx", "returnPath"], timeoutSeconds: 600, pollIntervalSeconds: 5, maxPollIntervalSeconds: 5 }
    */
   verification?: DomainVerificationSettings | false;
   /**

@@ -1,5 +1,6 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
+import type { WaitOutcome } from "./wait";
 
 /** How each check appears to a person, and where its status and error are in a check result. */
 export const CHECKS: Record<
@@ -11,6 +12,12 @@ export const CHECKS: Record<
   mx: { label: "MX", status: "mxStatus", error: "mxError" },
   returnPath: { label: "Return path", status: "returnPathStatus", error: "returnPathError" },
 };
+
+/** A result with no check run (every status and error null), as before a domain's first check. */
+export function notChecked(): DomainCheck {
+  const fields = Object.values(CHECKS).flatMap(({ status, error }) => [status, error]);
+  return Object.fromEntries(fields.map((field) => [field, null])) as unknown as DomainCheck;
+}
 
 /** The requested checks that are not OK yet. */
 export function failingChecks(result: DomainCheck, checks: readonly CheckName[]): CheckName[] {
@@ -51,4 +58,34 @@ export function formatDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   const minutes = Math.floor(seconds / 60);
   return minutes > 0 ? `${minutes}m${String(seconds % 60).padStart(2, "0")}s` : `${seconds}s`;
+}
+
+/**
+ * Why a wait that ran out of time failed, for the error `pulumi up` shows. When the service
+ * answered no check at all, nothing is known about the records, so the message is about reaching
+ * the service (how many tries, the last error) and says nothing about fixing records.
+ */
+export function timeoutMessage(
+  domain: string,
+  timeoutSeconds: number,
+  checks: readonly CheckName[],
+  outcome: Pick<WaitOutcome, "result" | "polls" | "lastError">,
+): string {
+  const { result, polls, lastError } = outcome;
+  if (!result) {
+    return (
+      `${domain} could not be verified: the email service answered none of ${polls} ${polls === 1 ? "check" : "checks"} in ${timeoutSeconds} s.\n` +
+      (lastError ? `The last one failed: ${lastError.message}\n` : "") +
+      "Nothing is known about the DNS records yet, so there is nothing to fix in them: check that the service " +
+      "is reachable at its base URL (`emailDelivery:baseUrl`), then run `pulumi up` again: the wait resumes."
+    );
+  }
+  const failing = failingChecks(result, checks);
+  return (
+    `${domain} did not pass verification within ${timeoutSeconds} s ` +
+    `(${polls} checks; failing: ${failing.join(", ") || "none reported"}):\n` +
+    `${checkTable(result, checks)}\n` +
+    (lastError ? `The last check failed: ${lastError.message}\n` : "") +
+    "Fix the records named above (the domain's `dnsRecords` output lists what to publish) and run `pulumi up` again: the wait resumes."
+  );
 }

@@ -1,5 +1,5 @@
-import { DomainCheck, isEmailApiError } from "../client";
-import type { CheckName } from "../inputs";
+import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
+import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { describeFailing, failingChecks, formatDuration } from "./report";
 
 export interface WaitOptions {
@@ -18,23 +18,24 @@ export interface WaitOptions {
 }
 
 export interface WaitOutcome {
-  /** The last check result. */
-  result: DomainCheck;
+  /** The last check result; undefined when the service answered no check at all. */
+  result?: DomainCheck;
   verified: boolean;
   /** Check requests made. */
   polls: number;
-  /** The last transient error, when the last poll failed. */
+  /** The last error that counted as "not yet", when the last poll failed. */
   lastError?: Error;
 }
 
 /**
  * Polls the service's check until every requested check is OK or the time is up: one check
- * per poll (`check` is told the time left, to bound its request), waits growing from the poll interval to a cap with jitter, never sleeping past
- * the deadline (the last poll happens at it). A poll that fails transiently is logged and counts
- * as "not yet"; any other failure (auth, domain gone) ends the wait at once.
+ * per poll, each request bounded (see `checkRequestTimeout`), waits growing from the poll
+ * interval to a cap with jitter, never sleeping past the deadline (the last poll happens at it).
+ * A failed poll is logged and counts as "not yet", unless the service's answer is definite (see
+ * `endsWait`): then the wait ends at once with that error.
  */
 export async function waitForChecks(
-  check: (timeLeftMs: number) => Promise<DomainCheck>,
+  check: (requestTimeoutMs: number) => Promise<DomainCheck>,
   options: WaitOptions,
 ): Promise<WaitOutcome> {
   const now = options.now ?? Date.now;
@@ -48,15 +49,15 @@ export async function waitForChecks(
   for (;;) {
     polls++;
     try {
-      result = await check(deadline - now());
+      result = await check(checkRequestTimeout(options.timeoutMs, deadline - now()));
       lastError = undefined;
       if (failingChecks(result, options.checks).length === 0) return { result, verified: true, polls };
     } catch (error) {
-      if (!isEmailApiError(error) || error.kind !== "transient") throw error;
-      lastError = error;
+      if (endsWait(error)) throw error;
+      lastError = error as Error;
     }
     const left = deadline - now();
-    if (left <= 0) return { result: result ?? notChecked(), verified: false, polls, lastError };
+    if (left <= 0) return { result, verified: false, polls, lastError };
 
     const waiting = result
       ? `waiting for ${describeFailing(result, options.checks)}`
@@ -71,15 +72,51 @@ export async function waitForChecks(
   }
 }
 
-function notChecked(): DomainCheck {
+/**
+ * Whether a failed check ends the wait. Only answers that another poll cannot change do:
+ * - the key is refused (`auth`: HTTP 401/403, `AccessDenied`, `InvalidServerAPIKey`, …);
+ * - the domain is gone: the service's own not-found (`DomainNotFound`), not a bare HTTP 404,
+ *   which a proxy or a deploy in progress also gives;
+ * - the service refused the request itself as invalid: its `parameter-error` or
+ *   `validation-error` answers (codes `ParameterError`, `ValidationError`), which name the input.
+ * Everything else is "not yet": network errors and timeouts, 429 and 5xx, an error code we do not
+ * know (`{status: "error", data: {code: "SomethingNew"}}`; a fork may even report failing records
+ * that way), a body that is not the service's JSON (a proxy's HTML page), a conflict. Errors that
+ * are not the service's (configuration, bugs) end the wait too: polling will not fix them.
+ */
+export function endsWait(error: unknown): boolean {
+  if (!isEmailApiError(error)) return true;
+  if (error.kind === "auth" || isObjectNotFound(error)) return true;
+  return error.kind === "validation" && (error.code === "ParameterError" || error.code === "ValidationError");
+}
+
+/**
+ * Postal's check looks up the domain's nameservers and then four records, each lookup bounded by
+ * its resolver timeout (`dns.timeout`, 5 s by default; app/lib/dns_resolver.rb): a check that has
+ * not answered in 30 s is not coming.
+ */
+export const MAX_CHECK_REQUEST_MS = 30_000;
+/** A request needs some time even at the deadline (the last poll happens at it). */
+export const MIN_CHECK_REQUEST_MS = 1_000;
+
+/**
+ * How long one check request may take before it is abandoned (a hung one then counts as "not yet"
+ * and the wait polls again): at most 30 s, at most a quarter of the whole timeout (so even
+ * requests that all hang leave room for four polls), and no longer than the time left, but never
+ * under 1 s.
+ */
+export function checkRequestTimeout(timeoutMs: number, timeLeftMs: number): number {
+  return Math.max(MIN_CHECK_REQUEST_MS, Math.min(MAX_CHECK_REQUEST_MS, timeoutMs / 4, timeLeftMs));
+}
+
+/** The wait's times for a verification's inputs (state without `maxPollIntervalSeconds` gets its default). */
+export function waitTimes(
+  inputs: Pick<VerificationInputs, "timeoutSeconds" | "pollIntervalSeconds" | "maxPollIntervalSeconds">,
+): Pick<WaitOptions, "timeoutMs" | "pollIntervalMs" | "maxPollIntervalMs"> {
+  const cap = inputs.maxPollIntervalSeconds ?? defaultMaxPollInterval(inputs.pollIntervalSeconds);
   return {
-    spfStatus: null,
-    spfError: null,
-    dkimStatus: null,
-    dkimError: null,
-    mxStatus: null,
-    mxError: null,
-    returnPathStatus: null,
-    returnPathError: null,
+    timeoutMs: inputs.timeoutSeconds * 1000,
+    pollIntervalMs: inputs.pollIntervalSeconds * 1000,
+    maxPollIntervalMs: Math.max(cap, inputs.pollIntervalSeconds) * 1000,
   };
 }

@@ -114,6 +114,36 @@ describe("Domain options", () => {
     expect(run.ofType(DNS_RECORD_TYPE)).toHaveLength(3);
   });
 
+  it("passes verification.maxPollIntervalSeconds to the verification, and refuses a bad one at preview", async () => {
+    const run = await runProgram(
+      () => {
+        new Domain("cap", {
+          name: "cap.example.com",
+          cloudflare: { zoneId: zoneId() },
+          verification: { pollIntervalSeconds: 1, maxPollIntervalSeconds: 2 },
+        });
+        return {};
+      },
+      { mode: "preview", emulator: emulator() },
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.get("email-delivery:DomainVerification", "cap-verification").inputs).toMatchObject({
+      pollIntervalSeconds: 1,
+      maxPollIntervalSeconds: 2,
+    });
+
+    const refused = await runProgram(
+      () => {
+        new Domain("hasty", { name: "hasty.example.com", verification: { maxPollIntervalSeconds: 0.5 } });
+        return {};
+      },
+      { mode: "preview", emulator: emulator(), timeoutMs: 1500 },
+    );
+    expect(refused.errors.map((error) => error.message).join("\n")).toContain(
+      "maxPollIntervalSeconds: must be between 1 and 300 seconds, not 0.5",
+    );
+  });
+
   it("refuses a TTL Cloudflare would refuse, at preview", async () => {
     const run = await runProgram(
       () => {

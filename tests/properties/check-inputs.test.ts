@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { domainToASCII, domainToUnicode } from "node:url";
 import type * as pulumi from "@pulumi/pulumi";
 import { domainProvider, routeProvider, verificationProvider } from "../../provider/providers";
 import { UNKNOWN } from "../../provider/inputs";
@@ -20,13 +21,18 @@ type Props = Record<string, unknown>;
 
 const absent = (value: unknown) => value === undefined || value === null;
 
-/** Lowercase DNS name: 2+ labels of a-z 0-9 -, 1-63 each, no edge hyphen, ≤ 253, TLD not numeric. */
+/**
+ * Lowercase DNS name: 2+ labels of a-z 0-9 -, 1-63 each, no edge hyphen, ≤ 253, TLD not numeric;
+ * a label starting `xn--` must be punycode that IDNA decodes to a name encoding back to the same
+ * label (the rule names Node's IDNA, `node:url`, as the judge of that).
+ */
 function validDomainName(value: unknown): boolean {
   if (typeof value !== "string" || value.length === 0 || value.length > 253) return false;
   const labels = value.split(".");
   return (
     labels.length >= 2 &&
     labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label)) &&
+    labels.every((label) => !label.startsWith("xn--") || domainToASCII(domainToUnicode(label)) === label) &&
     !/^[0-9]+$/.test(labels[labels.length - 1])
   );
 }
@@ -114,22 +120,41 @@ const VERIFICATION: Record<string, PropertyOracle> = {
   checks: { valid: validChecks, default: CHECKS },
   timeoutSeconds: { valid: seconds(1, 7200), default: 600 },
   pollIntervalSeconds: { valid: seconds(1, 300), default: 5 },
+  // Its default depends on pollIntervalSeconds: filled in by expectedVerification.
+  maxPollIntervalSeconds: { valid: seconds(1, 300) },
 };
 
 /**
- * The verification's one rule across properties (provider/inputs/verification-inputs.ts): when both
- * intervals are known numbers (given or defaulted), the poll interval must not exceed the timeout.
- * It applies to the defaulted poll interval too: `timeoutSeconds: 3` alone is refused.
+ * The verification's rules across properties (provider/inputs/verification-inputs.ts), applied
+ * when the values involved are known numbers (given or defaulted):
+ * - the poll interval must not exceed the timeout; this applies to the defaulted poll interval
+ *   too: `timeoutSeconds: 3` alone is refused;
+ * - a given maxPollIntervalSeconds must not be shorter than the poll interval;
+ * - maxPollIntervalSeconds defaults to 5, or to the poll interval when that is longer (unknown
+ *   when the poll interval is).
  */
 function expectedVerification(news: Props): Expectation {
   const result = expected(news, VERIFICATION);
-  const { timeoutSeconds, pollIntervalSeconds } = result.inputs;
+  const { timeoutSeconds, pollIntervalSeconds, maxPollIntervalSeconds } = result.inputs;
   if (
     typeof timeoutSeconds === "number" &&
     typeof pollIntervalSeconds === "number" &&
     pollIntervalSeconds > timeoutSeconds
   ) {
     result.invalid = [...result.invalid, "pollIntervalSeconds"].sort();
+  }
+  if (
+    typeof maxPollIntervalSeconds === "number" &&
+    typeof pollIntervalSeconds === "number" &&
+    maxPollIntervalSeconds < pollIntervalSeconds
+  ) {
+    result.invalid = [...result.invalid, "maxPollIntervalSeconds"].sort();
+  }
+  if (absent(news.maxPollIntervalSeconds)) {
+    result.inputs.maxPollIntervalSeconds =
+      pollIntervalSeconds === UNKNOWN
+        ? UNKNOWN
+        : Math.max(5, typeof pollIntervalSeconds === "number" ? pollIntervalSeconds : 5);
   }
   return result;
 }
@@ -153,6 +178,15 @@ const junk: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/);
+
+/**
+ * Punycode labels: international names encoded (bücher, münchen, 中文, ß, 💩, ü), and `xn--`
+ * followed by anything, which often does not decode.
+ */
+const punycodeLabel = fc.oneof(
+  fc.constantFrom("xn--bcher-kva", "xn--mnchen-3ya", "xn--fiq228c", "xn--zca", "xn--ls8h", "xn--tda"),
+  fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?$/).map((rest) => `xn--${rest}`),
+);
 
 /** A name built by `labels.join(".")` of `count` labels of `size` characters, for the length limits. */
 const longDomain = fc
@@ -205,9 +239,25 @@ const domainName: fc.Arbitrary<unknown> = fc.oneof(
       .tuple(fc.array(label, { minLength: 1, maxLength: 4 }), fc.constantFrom(...MUTATIONS), fc.nat())
       .map(([labels, how, at]) => mutate(labels.join("."), how, at)),
   },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.array(fc.oneof(label, punycodeLabel), { minLength: 1, maxLength: 3 }), label)
+      .map(([labels, last]) => [...labels, last].join(".")),
+  },
   fc.domain(),
   longDomain,
-  fc.constantFrom("", " ", ".", "a.b", "10.0.0.1", "xn--bcher-kva.example", "1.example.2a", UNKNOWN),
+  fc.constantFrom(
+    "",
+    " ",
+    ".",
+    "a.b",
+    "10.0.0.1",
+    "xn--bcher-kva.example",
+    "xn--zz.example.com",
+    "1.example.2a",
+    UNKNOWN,
+  ),
   { weight: 2, arbitrary: junk },
 );
 
@@ -332,6 +382,11 @@ const good = {
     fc.constant(UNKNOWN),
   ),
   pollIntervalSeconds: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.double({ min: 1, max: 300, noNaN: true })),
+  maxPollIntervalSeconds: fc.oneof(
+    fc.integer({ min: 5, max: 300 }),
+    fc.double({ min: 1, max: 300, noNaN: true }),
+    fc.constant(UNKNOWN),
+  ),
 };
 
 /**
@@ -399,6 +454,7 @@ const verificationNews = newsOf(
     checks: { good: good.checks, any: checks },
     timeoutSeconds: { good: good.timeoutSeconds, any: secondsValue(7200) },
     pollIntervalSeconds: { good: good.pollIntervalSeconds, any: secondsValue(300) },
+    maxPollIntervalSeconds: { good: good.maxPollIntervalSeconds, any: secondsValue(300) },
   },
   ["domainId"],
 );
@@ -487,8 +543,19 @@ describe("oracle sanity (the oracles agree with the README's examples)", () => {
     ["", false],
     [`${"a".repeat(63)}.com`, true],
     [`${"a".repeat(64)}.com`, false],
+    ["xn--bcher-kva.example.com", true],
+    ["xn--zz.example.com", false],
+    ["mail.xn--abc.example", false],
   ])("domain name %j valid: %s", (name, valid) => {
     expect(validDomainName(name)).toBe(valid);
+  });
+
+  it("a maxPollIntervalSeconds below the (default) poll interval is refused on maxPollIntervalSeconds", async () => {
+    const answer = await runCheck(verificationProvider, { domainId: 1, maxPollIntervalSeconds: 3 });
+    expect(answer.failures).toEqual([{ property: "maxPollIntervalSeconds", reason: expect.any(String) }]);
+    expect(expectedVerification({ domainId: 1, maxPollIntervalSeconds: 3 }).invalid).toEqual([
+      "maxPollIntervalSeconds",
+    ]);
   });
 
   it("timeoutSeconds below the default poll interval is refused on pollIntervalSeconds", async () => {

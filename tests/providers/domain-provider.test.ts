@@ -4,6 +4,9 @@ import { UNKNOWN } from "../../provider/inputs";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureRequest, failure } from "../support/providers";
 
+const punycodeReason = (label: string) =>
+  `has a label that starts with "xn--" but is not valid punycode ("${label}"): give the punycode form of the international name, e.g. "xn--bcher-kva.example" for "bücher.example"`;
+
 /** domainProvider called directly, as the provider host calls it, against the emulator. */
 describe("domainProvider", () => {
   const emulator = useEmulator();
@@ -32,8 +35,27 @@ describe("domainProvider", () => {
       ],
       ["10.0.0.1", "looks like an IP address, not a domain name"],
       ["", "must not be empty"],
+      ["xn--zz.example.com", punycodeReason("xn--zz")],
+      ["mail.xn--abc.example.com", punycodeReason("xn--abc")],
+      // Decodes, but to plain ASCII: the name is "abc", which needs no punycode.
+      ["xn--abc-.example.com", 'has a label that starts or ends with "-" ("xn--abc-")'],
+      ["xn--abc-def.example.com", punycodeReason("xn--abc-def")],
+      // Decodes to "Ü", which IDNA does not allow in a name (it would be "ü": "xn--tda").
+      ["xn--wca.example.com", punycodeReason("xn--wca")],
+      // Decodes to "u" + a combining mark, not the normalized "ü".
+      ["xn--uber-vwc.example.com", punycodeReason("xn--uber-vwc")],
     ])("refuses %j with a reason naming the property", async (name, reason) => {
       expect((await domainProvider.check!({}, { name })).failures).toEqual([{ property: "name", reason }]);
+    });
+
+    it.each([
+      "xn--bcher-kva.example.com",
+      "xn--tda.example.com",
+      "mail.xn--mnchen-3ya.de",
+      "xn--fiq228c.xn--fiqs8s",
+      "xn--ls8h.la",
+    ])("accepts the international name %j in punycode", async (name) => {
+      expect((await domainProvider.check!({}, { name })).failures).toEqual([]);
     });
 
     it("reports every bad property, and properties that are not inputs", async () => {

@@ -3,8 +3,9 @@ import { UNKNOWN } from "../../provider/inputs";
 import type { DnsRecord } from "../../provider/client";
 import { publishRecords, unpublishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
-import { configureFor, failure } from "../support/providers";
+import { configureFor, configureRequest, failure } from "../support/providers";
 import { ALL_CHECKS_OK } from "../support/checks";
+import { envelope, Script, startScriptedServer } from "../support/scripted-server";
 
 /** verificationProvider called directly, as the provider host calls it, against the emulator. */
 describe("verificationProvider", () => {
@@ -38,16 +39,39 @@ describe("verificationProvider", () => {
   });
 
   describe("check", () => {
-    it("fills defaults: all four checks, 600 s, polls from 5 s", async () => {
+    it("fills defaults: all four checks, 600 s, polls from 5 s, waits of at most 5 s", async () => {
       expect(await verificationProvider.check!({}, { domainId: 4 })).toEqual({
         inputs: {
           domainId: 4,
           checks: ["spf", "dkim", "mx", "returnPath"],
           timeoutSeconds: 600,
           pollIntervalSeconds: 5,
+          maxPollIntervalSeconds: 5,
         },
         failures: [],
       });
+      // A longer poll interval than the default cap raises the cap with it (as before the cap was an input).
+      expect(
+        (await verificationProvider.check!({}, { domainId: 4, pollIntervalSeconds: 20 })).inputs,
+      ).toMatchObject({ pollIntervalSeconds: 20, maxPollIntervalSeconds: 20 });
+      expect(
+        (await verificationProvider.check!({}, { domainId: 4, maxPollIntervalSeconds: 60 })).inputs,
+      ).toMatchObject({ pollIntervalSeconds: 5, maxPollIntervalSeconds: 60 });
+    });
+
+    it("names a bad maxPollIntervalSeconds", async () => {
+      const failures = async (news: Record<string, unknown>) =>
+        (await verificationProvider.check!({}, { domainId: 1, ...news })).failures;
+      expect(await failures({ maxPollIntervalSeconds: 0 })).toEqual([
+        { property: "maxPollIntervalSeconds", reason: "must be between 1 and 300 seconds, not 0" },
+      ]);
+      expect(await failures({ maxPollIntervalSeconds: "10" })).toEqual([
+        { property: "maxPollIntervalSeconds", reason: 'must be a number of seconds, not the text "10"' },
+      ]);
+      expect(await failures({ pollIntervalSeconds: 10, maxPollIntervalSeconds: 5 })).toEqual([
+        { property: "maxPollIntervalSeconds", reason: "must not be shorter than pollIntervalSeconds (10)" },
+      ]);
+      expect(await failures({ maxPollIntervalSeconds: UNKNOWN, pollIntervalSeconds: UNKNOWN })).toEqual([]);
     });
 
     it("names every bad property with a reason", async () => {
@@ -93,6 +117,26 @@ describe("verificationProvider", () => {
       });
     });
 
+    it("sees no change for state written before maxPollIntervalSeconds existed, and waits again when it changes", async () => {
+      const { maxPollIntervalSeconds: _absent, ...older } = {
+        ...verified,
+        maxPollIntervalSeconds: undefined,
+      };
+      const checked = (await verificationProvider.check!({}, inputs(1))).inputs;
+      expect(checked.maxPollIntervalSeconds).toBe(5);
+      expect(await verificationProvider.diff!("1", older, checked)).toEqual({ changes: false, replaces: [] });
+      expect(await verificationProvider.diff!("1", older, inputs(1))).toEqual({
+        changes: false,
+        replaces: [],
+      });
+      expect(
+        await verificationProvider.diff!("1", older, { ...checked, maxPollIntervalSeconds: 10 }),
+      ).toEqual({
+        changes: true,
+        replaces: [],
+      });
+    });
+
     it("waits again when the checks change, and replaces for another domain", async () => {
       expect(await verificationProvider.diff!("1", verified, inputs(1, { checks: ["spf"] }))).toEqual({
         changes: true,
@@ -127,6 +171,19 @@ describe("verificationProvider", () => {
         `^info: \\[runtime\\] ${domain.name}: waiting for SPF \\(Missing\\), DKIM \\(Missing\\), MX \\(Missing\\), Return path \\(Missing\\); \\d+s left$`,
       ),
     );
+  });
+
+  it("costs one domains/check for a domain whose records are already right, and nothing else", async () => {
+    const domain = await newDomain();
+    await publishRecords(emulator(), domain.records);
+    emulator().requests.clear();
+    const { outs } = await verificationProvider.create(inputs(domain.id));
+    expect(outs.verified).toBe(true);
+    expect(
+      emulator()
+        .requests.all()
+        .map((entry) => entry.endpoint),
+    ).toEqual(["domains/check"]);
   });
 
   it("keeps waiting through failed checks, with exactly one request per poll", async () => {
@@ -228,5 +285,88 @@ describe("verificationProvider", () => {
   it("fails at once for a domain that does not exist", async () => {
     const error = await failure(verificationProvider.create(inputs(987654)));
     expect(error.message).toBe("Domain 987654 does not exist on the email service: nothing to verify.");
+  });
+
+  describe("against other deployments and broken networks", () => {
+    const KEY = "ScriptedKey0000000000001";
+    const checkData = {
+      spf_status: "OK",
+      spf_error: null,
+      dkim_status: "OK",
+      dkim_error: null,
+      mx_status: "OK",
+      mx_error: null,
+      return_path_status: "OK",
+      return_path_error: null,
+    };
+
+    /** The verification provider configured for a scripted server, and what the server received. */
+    async function scriptedService(scripts: Script[]) {
+      const server = await startScriptedServer(scripts);
+      await verificationProvider.configure!(
+        configureRequest({ "emailDelivery:baseUrl": server.url, "emailDelivery:apiKey": KEY }),
+      );
+      return server;
+    }
+
+    it("treats an unknown error code and a proxy's HTML page as 'not yet', and keeps polling", async () => {
+      const server = await scriptedService([
+        { status: 200, body: envelope({ code: "SomethingNew", message: "try later" }, "error") },
+        { status: 502, body: "<html><body><h1>502 Bad Gateway</h1></body></html>" },
+        { status: 200, body: envelope(checkData) },
+      ]);
+      try {
+        const { outs } = await verificationProvider.create(inputs(41, { timeoutSeconds: 60 }));
+        expect(outs).toMatchObject({ domainId: 41, verified: true, ...ALL_CHECKS_OK });
+        expect(server.received.map((request) => request.path)).toEqual([
+          "/api/v1/domains/check",
+          "/api/v1/domains/check",
+          "/api/v1/domains/check",
+        ]);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("abandons a hung check request and polls again, well within the timeout", async () => {
+      // 20 s: each request gets at most 5 s (a quarter), so the hung one leaves time to poll again.
+      const server = await scriptedService([{ hang: true }, { status: 200, body: envelope(checkData) }]);
+      try {
+        const { outs } = await verificationProvider.create(inputs(42, { timeoutSeconds: 20 }));
+        expect(outs).toMatchObject({ verified: true });
+        expect(server.received.length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it("after a total outage, says the service could not be reached, not that records need fixing", async () => {
+      const server = await scriptedService([
+        { status: 502, body: `<html><h1>Bad Gateway</h1><p>upstream refused key ${KEY}</p></html>` },
+      ]);
+      try {
+        const error = await failure(
+          verificationProvider.create(inputs(43, { timeoutSeconds: 2, pollIntervalSeconds: 1 })),
+        );
+        const tries =
+          /^Domain 43 could not be verified: the email service answered none of (\d+) checks? in 2 s\.$/m.exec(
+            error.message,
+          );
+        expect(tries).not.toBeNull();
+        // Every request the server saw was one of those tries (a request lost on the way is one too).
+        expect(Number(tries![1])).toBeGreaterThanOrEqual(Math.max(1, server.received.length));
+        expect(error.message).toContain(
+          "The last one failed: domains/check failed (transient): answered HTTP 502",
+        );
+        expect(error.message).not.toMatch(/fix the records/i);
+        expect(error.message).not.toContain("not checked");
+        expect(error.message).not.toContain(KEY);
+        // Still kept in state as not verified, so the next `up` waits again.
+        expect(error.id).toBe("43");
+        expect(error.properties).toMatchObject({ domainId: 43, verified: false, spfStatus: null });
+      } finally {
+        await server.close();
+      }
+    });
   });
 });

@@ -1,7 +1,9 @@
-import type { DomainCheck } from "../../provider/client";
-import { emailApiError } from "../../provider/client";
+import type { DomainCheck, EmailApiError } from "../../provider/client";
+import { emailApiError, interpretAnswer } from "../../provider/client";
+import { checkVerificationInputs, VerificationInputs } from "../../provider/inputs";
 import { checkTable, formatDuration } from "../../provider/verification/report";
-import { waitForChecks, WaitOptions } from "../../provider/verification/wait";
+import { checkRequestTimeout, waitForChecks, WaitOptions, waitTimes } from "../../provider/verification/wait";
+import { seededRandom } from "../../emulator/http/faults";
 import { ALL_CHECKS_OK } from "../support/checks";
 
 const OK: DomainCheck = ALL_CHECKS_OK;
@@ -30,7 +32,25 @@ function clock(options: Partial<WaitOptions> = {}) {
     random: () => 0.5,
     ...options,
   };
-  return { settings, sleeps, lines, now: () => time };
+  /** A check request that takes `ms` (the service is slow, or the request hangs until its timeout). */
+  const advance = (ms: number) => void (time += ms);
+  return { settings, sleeps, lines, now: () => time, advance };
+}
+
+/** The error the client makes of an answer, as it came off the wire. */
+function answer(httpStatus: number, body: string): EmailApiError {
+  const interpreted = interpretAnswer({ operation: "domains/check", httpStatus, body }, []);
+  if (interpreted.ok) throw new Error("expected a failure");
+  return interpreted.error;
+}
+
+/** A check that gives each answer in turn (throwing errors), then the last one forever. */
+function scripted(answers: (DomainCheck | Error)[]) {
+  return async () => {
+    const next = answers.length > 1 ? answers.shift()! : answers[0];
+    if (next instanceof Error) throw next;
+    return next;
+  };
 }
 
 describe("waitForChecks", () => {
@@ -68,7 +88,7 @@ describe("waitForChecks", () => {
     });
   });
 
-  it("treats a transient failure as 'not yet', and anything else as the end", async () => {
+  it("treats a transient failure as 'not yet', and the domain gone as the end", async () => {
     const transient = emailApiError({
       operation: "domains/check",
       kind: "transient",
@@ -93,6 +113,104 @@ describe("waitForChecks", () => {
       serviceMessage: "No domain",
     });
     await expect(waitForChecks(async () => Promise.reject(gone), clock().settings)).rejects.toBe(gone);
+  });
+});
+
+describe("what ends the wait", () => {
+  it("keeps polling through answers that say nothing definite, until the records pass", async () => {
+    const notYet = [
+      answer(200, JSON.stringify({ status: "error", time: 0, flags: {}, data: { code: "SomethingNew" } })),
+      answer(502, "<html><body><h1>502 Bad Gateway</h1></body></html>"),
+      answer(200, "<!doctype html><title>Maintenance</title>"),
+      answer(200, JSON.stringify({ hello: "a different API" })),
+      answer(404, "<html>Not Found</html>"),
+      answer(409, ""),
+    ];
+    const { settings, lines } = clock({ timeoutMs: 600_000 });
+    const outcome = await waitForChecks(scripted([...notYet, DKIM_MISSING, OK]), settings);
+    expect(outcome).toMatchObject({ verified: true, polls: notYet.length + 2 });
+    expect(lines[0]).toMatch(/^the service did not answer; .* \(last check: .*SomethingNew/);
+  });
+
+  it.each([
+    [
+      "the key is refused (InvalidServerAPIKey)",
+      answer(200, JSON.stringify({ status: "error", data: { code: "InvalidServerAPIKey" } })),
+    ],
+    ["the key is refused (HTTP 401)", answer(401, "")],
+    [
+      "the domain is gone",
+      answer(200, JSON.stringify({ status: "error", data: { code: "DomainNotFound" } })),
+    ],
+    [
+      "a parameter is refused",
+      answer(
+        200,
+        JSON.stringify({ status: "parameter-error", data: { message: "`id` parameter is required" } }),
+      ),
+    ],
+    [
+      "validation failed",
+      answer(422, JSON.stringify({ status: "validation-error", data: { errors: ["Id is invalid"] } })),
+    ],
+  ])("ends at once when %s", async (_case, definite) => {
+    const { settings } = clock();
+    await expect(waitForChecks(scripted([definite, OK]), settings)).rejects.toBe(definite);
+  });
+
+  it("times out with no result when the service never answered, keeping the last error", async () => {
+    const down = answer(502, "<html>Bad Gateway</html>");
+    const { settings } = clock({ timeoutMs: 30_000 });
+    const outcome = await waitForChecks(scripted([down]), settings);
+    expect(outcome).toMatchObject({ verified: false, result: undefined, lastError: down });
+    expect(outcome.polls).toBeGreaterThan(1);
+  });
+});
+
+describe("time spent per check request", () => {
+  it("abandons a hung request well before the timeout and keeps polling", async () => {
+    const { settings, advance, now } = clock({ timeoutMs: 600_000 });
+    const bounds: number[] = [];
+    const outcome = await waitForChecks(async (requestTimeoutMs) => {
+      bounds.push(requestTimeoutMs);
+      if (bounds.length > 1) return OK;
+      advance(requestTimeoutMs); // hangs until the client gives up on it
+      throw emailApiError({
+        operation: "domains/check",
+        kind: "transient",
+        code: "ETIMEDOUT",
+        serviceMessage: `no answer within ${requestTimeoutMs} ms`,
+      });
+    }, settings);
+    expect(outcome).toMatchObject({ verified: true, polls: 2 });
+    expect(now()).toBeLessThanOrEqual(60_000);
+  });
+
+  it("bounds each request to 30 s and a quarter of the timeout, within the time left, never under 1 s", () => {
+    expect(checkRequestTimeout(600_000, 600_000)).toBe(30_000);
+    expect(checkRequestTimeout(60_000, 60_000)).toBe(15_000);
+    expect(checkRequestTimeout(8_000, 8_000)).toBe(2_000);
+    expect(checkRequestTimeout(600_000, 12_000)).toBe(12_000);
+    expect(checkRequestTimeout(600_000, 0)).toBe(1_000);
+    expect(checkRequestTimeout(2_000, 2_000)).toBe(1_000);
+  });
+});
+
+describe("detection delay with the default settings", () => {
+  it("sees records within 5 s (90th percentile) of their becoming valid, at any moment in the first 2 minutes", async () => {
+    const inputs = checkVerificationInputs({ domainId: 1 }).inputs as unknown as VerificationInputs;
+    const random = seededRandom(20240601);
+    const delays: number[] = [];
+    for (let run = 0; run < 500; run++) {
+      const validAt = random() * 120_000;
+      const { settings, now } = clock({ ...waitTimes(inputs), random });
+      const outcome = await waitForChecks(async () => (now() >= validAt ? OK : DKIM_MISSING), settings);
+      expect(outcome.verified).toBe(true);
+      delays.push(now() - validAt);
+    }
+    delays.sort((a, b) => a - b);
+    const p90 = delays[Math.ceil(delays.length * 0.9) - 1];
+    expect(p90).toBeLessThanOrEqual(5_000);
   });
 });
 
