@@ -10,7 +10,7 @@ import {
   withDetails,
 } from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
-import { ListPage, nextPageStep } from "./pages";
+import { ListPage, nextPageStep, PagingContext, repeatedId } from "./pages";
 import { keyProblem } from "./key-check";
 import { processRuntime } from "./process-runtime";
 import { redact } from "./redact";
@@ -36,8 +36,9 @@ export interface ClientSettings {
   /** Server API key, sent as `X-Server-API-Key`. Needed by every operation but createServer. */
   apiKey?: string;
   /**
-   * A second server API key, tried when the service refuses `apiKey` (a key rotated since the
-   * stack config that `refresh` and `destroy` use was saved). Used from then on by this client.
+   * A second server API key of the same server, tried when the service says `apiKey` is not valid
+   * (a key rotated since the stack config that `refresh` and `destroy` use was saved). Used from
+   * then on by this client.
    */
   fallbackApiKey?: string;
   /** Appended to the message of an auth failure: where the key came from, what to do. */
@@ -58,6 +59,12 @@ export interface ClientSettings {
 export interface ListOptions {
   /** Reuse an answer at most this old (ms) instead of asking again. @default 0: only in-flight ones */
   maxAgeMs?: number;
+  /**
+   * Only an answer to a request sent after this call (shared with callers arriving meanwhile):
+   * to confirm that an object is gone before saying so. Overrides `maxAgeMs`.
+   * @default false
+   */
+  fresh?: boolean;
 }
 
 export interface AttemptRecord {
@@ -150,6 +157,7 @@ export class EmailDeliveryClient {
    * answer at most that old is reused (unless a write through this process came since).
    */
   listDomains(options: ListOptions = {}): Promise<readonly Domain[]> {
+    if (options.fresh) return this.freshList("domains", () => this.fetchDomains());
     return processRuntime().lists.run(this.listKey("domains"), () => this.fetchDomains(), options.maxAgeMs);
   }
 
@@ -160,10 +168,12 @@ export class EmailDeliveryClient {
    * after this call began (shared with creates starting meanwhile). If the name is taken, nothing is sent and the error names the holder
    * (`existing`). If it is free, a domain of that name found after a lost or unreadable answer
    * can only have been made by this call's own request, so it is returned as `recovered`.
-   * (What no list can rule out is another client creating the same name in the moments between
-   * that list and the create reaching the service.)
+   * (What no list can rule out is another client creating the same name while this call runs,
+   * between that list and the lookup; the provider then still refuses to delete a domain that
+   * has routes.)
    */
   async createDomain(name: string): Promise<CreatedDomain> {
+    const startedAt = Date.now();
     return this.write(["domains"], async () => {
       const find = (domains: readonly Domain[]) => domains.find((d) => sameDomainName(d.name, name));
       const holder = find(await this.freshList("domains", () => this.fetchDomains()));
@@ -171,11 +181,20 @@ export class EmailDeliveryClient {
       return this.execute<CreatedDomain>({
         operation: "domains/create",
         body: { name },
-        parse: (data) => ({ ...this.schemas().createdDomain.parse(data), recovered: false }),
+        parse: (data) => {
+          const created = this.schemas().createdDomain.parse(data);
+          // Another request's answer (a proxy's cache, a confused connection) is no answer to ours.
+          if (!sameDomainName(created.domain.name, name)) {
+            throw new Error(`the answer is about another domain, ${created.domain.name}`);
+          }
+          return { ...created, recovered: false };
+        },
         afterLostAnswer: {
           lookup: async (timeoutMs) => {
             const domain = find(await this.fetchDomains({ maxAttempts: 1 }, timeoutMs));
-            return domain && { domain, dnsRecords: undefined, recovered: true };
+            // One made well before this call would have been in the list that proved the name free.
+            if (!domain || madeBefore(domain.createdAt, startedAt)) return undefined;
+            return { domain, dnsRecords: undefined, recovered: true };
           },
         },
       });
@@ -212,6 +231,7 @@ export class EmailDeliveryClient {
 
   /** All routes of the key's server; shared and reused as `listDomains`. */
   listRoutes(options: ListOptions = {}): Promise<readonly Route[]> {
+    if (options.fresh) return this.freshList("routes", () => this.fetchRoutes());
     return processRuntime().lists.run(this.listKey("routes"), () => this.fetchRoutes(), options.maxAgeMs);
   }
 
@@ -241,13 +261,21 @@ export class EmailDeliveryClient {
       return this.execute<CreatedRoute>({
         operation: "routes/create",
         body,
-        parse: (data) => ({ route: this.schemas().routeAnswer.parse(data), recovered: false }),
+        parse: (data) => {
+          const route = this.schemas().routeAnswer.parse(data);
+          // Another request's answer is no answer to ours (an answer without a domain id may be).
+          const about = route.domainId === null ? { ...route, domainId: input.domainId } : route;
+          if (!sameName(about)) throw new Error(`the answer is about another route, ${route.name}`);
+          return { route, recovered: false };
+        },
         afterLostAnswer: {
           lookup: async (timeoutMs) => {
             const route = (await this.fetchRoutes({ maxAttempts: 1 }, timeoutMs)).find(
               (r) =>
                 sameName(r) &&
-                r.endpointId === input.endpointId &&
+                // Postal keeps no endpoint on a route whose mode does not deliver.
+                (r.endpointId === input.endpointId ||
+                  (r.endpointId === null && (input.mode ?? "Endpoint") !== "Endpoint")) &&
                 r.mode === (input.mode ?? "Endpoint") &&
                 r.spamMode === (input.spamMode ?? "Mark"),
             );
@@ -357,7 +385,7 @@ export class EmailDeliveryClient {
    * A whole list, following its pages when the answer is paged (pages.ts), all within one time
    * budget. A list that changes while it is paged is read again from the start, twice at most.
    */
-  private async fetchList<T>(
+  private async fetchList<T extends { id: number }>(
     operation: string,
     parse: (data: unknown) => ListPage<T>,
     policy: Partial<RetryPolicy> = {},
@@ -377,14 +405,27 @@ export class EmailDeliveryClient {
     for (let restarts = 0; ; restarts++) {
       const first = await readPage({});
       const items = [...first.items];
-      let step = nextPageStep(first, 1, items.length, first.pagination?.total);
+      const visited = new Set([1]);
+      const at = (requested: number): PagingContext => ({
+        requested,
+        pagesRead: visited.size,
+        collected: items.length,
+        firstTotal: first.pagination?.total,
+        visited,
+      });
+      let step = nextPageStep(first, at(1));
       while (step.next === "page") {
         const requested = step.page;
         const page = await readPage(
           step.perPage ? { page: requested, per_page: step.perPage } : { page: requested },
         );
+        visited.add(requested);
         items.push(...page.items);
-        step = nextPageStep(page, requested, items.length, first.pagination?.total);
+        step = nextPageStep(page, at(requested));
+      }
+      const repeated = step.next === "done" && visited.size > 1 ? repeatedId(items) : undefined;
+      if (repeated !== undefined) {
+        step = { next: "restart", reason: `object ${repeated} came back on two pages` };
       }
       if (step.next === "done") return items;
       if (step.next === "refuse" || restarts === 2) {
@@ -493,6 +534,16 @@ export class EmailDeliveryClient {
       } else {
         const result = await this.send(op, attempts, requestTimeout);
         if (result.ok) {
+          if (op.read && result.data === undefined) {
+            // An empty success to a list: a catch-all or health route answered, not the service.
+            throw fail(
+              emailApiError({
+                operation: op.operation,
+                kind: "validation",
+                serviceMessage: "answered with an empty body (is the base URL right?)",
+              }),
+            );
+          }
           const parsed = this.parse(op, result.data);
           if (parsed.ok) return parsed.value;
           if (!lookup) throw fail(parsed.error);
@@ -514,8 +565,9 @@ export class EmailDeliveryClient {
             continue;
           }
         }
-        // A refused key did nothing: send again at once with the other one.
-        if (error.kind === "auth" && (op.auth ?? "server") === "server" && this.useFallbackKey()) continue;
+        // A key the service says is not valid did nothing: send again at once with the other one.
+        // (Not on other refusals: a suspended server or a proxy's 403 says nothing of the key.)
+        if (isKeyRefused(error) && (op.auth ?? "server") === "server" && this.useFallbackKey()) continue;
         if (error.kind !== "transient") throw fail(error);
         if (mayHaveBeenApplied(error)) {
           if (op.afterLostAnswer === "stop") throw fail(error, { outcomeUnknown: true });
@@ -605,6 +657,15 @@ export function createClient(settings: ClientSettings): EmailDeliveryClient {
   return new EmailDeliveryClient(settings);
 }
 
+/** Clocks of client and service may differ by this much. */
+const CLOCK_SKEW_MS = 60_000;
+
+/** True when `createdAt` is well before `time` (clock skew allowed); false when unknown. */
+function madeBefore(createdAt: string | null, time: number): boolean {
+  const made = createdAt ? Date.parse(createdAt) : NaN;
+  return !Number.isNaN(made) && made < time - CLOCK_SKEW_MS;
+}
+
 /** Domain names are case-insensitive, and a trailing dot changes nothing. */
 export function sameDomainName(a: string, b: string): boolean {
   const normal = (name: string) => name.trim().toLowerCase().replace(/\.$/, "");
@@ -622,6 +683,11 @@ async function lookUp<T>(
     if (isEmailApiError(error)) return { error };
     throw error;
   }
+}
+
+/** The service says the key itself is not valid (Postal's code, or a plain 401). */
+function isKeyRefused(error: EmailApiError): boolean {
+  return error.kind === "auth" && (error.code === "InvalidServerAPIKey" || error.httpStatus === 401);
 }
 
 /** An unreadable 2xx to a write: as if the answer was lost on the way. */

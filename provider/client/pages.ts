@@ -3,7 +3,8 @@
  * `{domains: [...], pagination: {current_page, per_page, total_pages, total_count}}` and sends one
  * page (30 by default). A list read as complete when it is not makes an object on a later page look
  * deleted, and a refresh would then drop it from state. So a list that says there is more is read
- * to the end, and one whose pages cannot be followed is refused, never taken as complete.
+ * to the end, one that changes while it is read is read again, and one whose pages cannot be
+ * followed is refused, never taken as complete.
  */
 
 /** What an answer said about its page, in any of the names deployments use. */
@@ -22,6 +23,20 @@ export interface ListPage<T> {
   pagination?: Pagination;
 }
 
+/** Where a list read stands before its next step. */
+export interface PagingContext {
+  /** The page just read (1-based; page 1 is asked for without a page parameter). */
+  requested: number;
+  /** Pages read so far in this read, the one just read included. */
+  pagesRead: number;
+  /** Objects collected so far, this page's included. */
+  collected: number;
+  /** The total page 1 reported, if any. */
+  firstTotal: number | undefined;
+  /** Page numbers read so far. */
+  visited: ReadonlySet<number>;
+}
+
 export type PageStep =
   | { next: "done" }
   | { next: "page"; page: number; perPage?: number }
@@ -32,22 +47,21 @@ export type PageStep =
 /** Pages one list may take; far beyond any real account, but a loop must end. */
 export const MAX_PAGES = 1000;
 
-/**
- * What to do after page `requested` (1-based; page 1 is asked for without a page parameter),
- * having collected `collected` objects so far, page 1's total being `firstTotal`.
- */
-export function nextPageStep(
-  page: ListPage<unknown>,
-  requested: number,
-  collected: number,
-  firstTotal: number | undefined,
-): PageStep {
+/** What to do after a page, given where the read stands. */
+export function nextPageStep(page: ListPage<unknown>, at: PagingContext): PageStep {
   const p = page.pagination;
   if (!p) return { next: "done" }; // a plain array: the whole list, as Postal sends it
+  const { requested, collected, firstTotal } = at;
   if (p.page !== undefined && p.page !== requested) {
     return {
       next: "refuse",
       reason: `page ${requested} was asked for but page ${p.page} came back (does the service accept a \`page\` parameter?)`,
+    };
+  }
+  if (p.totalPages !== undefined && page.items.length > 0 && requested > p.totalPages) {
+    return {
+      next: "refuse",
+      reason: `the service counts ${p.totalPages} pages but page ${requested} holds objects`,
     };
   }
   if (p.total !== undefined && firstTotal !== undefined && p.total !== firstTotal) {
@@ -70,8 +84,25 @@ export function nextPageStep(
       ? { next: "done" }
       : { next: "refuse", reason: "the answer is paged but does not say how many pages there are" };
   }
-  if (requested >= MAX_PAGES) {
-    return { next: "refuse", reason: `the list goes on past ${MAX_PAGES} pages` };
+  if (p.perPage !== undefined && page.items.length < p.perPage) {
+    return {
+      next: "restart",
+      reason: `page ${requested} is short of ${p.perPage} objects but is not the last`,
+    };
   }
-  return { next: "page", page: p.nextPage ?? requested + 1, perPage: p.perPage };
+  const next = p.nextPage ?? requested + 1;
+  if (at.visited.has(next)) return { next: "refuse", reason: `the pages lead back to page ${next}` };
+  if (at.pagesRead >= MAX_PAGES)
+    return { next: "refuse", reason: `the list goes on past ${MAX_PAGES} pages` };
+  return { next: "page", page: next, perPage: p.perPage };
+}
+
+/** The first id that appears twice, if any: a page read twice, or a list that moved while paged. */
+export function repeatedId(items: readonly { id: number }[]): number | undefined {
+  const seen = new Set<number>();
+  for (const { id } of items) {
+    if (seen.has(id)) return id;
+    seen.add(id);
+  }
+  return undefined;
 }

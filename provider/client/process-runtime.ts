@@ -21,8 +21,11 @@ export interface ProcessRuntime {
 const MAX_SOCKETS_PER_HOST = 32;
 
 export function processRuntime(): ProcessRuntime {
-  // A versioned string key: a Symbol at module top level would not survive serialization.
-  const slot = "__pulumiEmailDeliveryRuntime_v1";
+  // A versioned string key: a Symbol at module top level would not survive serialization. Bump
+  // the version whenever the runtime's shape changes: an older copy of the package in the same
+  // host (a program's own serialized provider) keeps using its own slot. v2: paged lists and
+  // `SingleFlight.runStartedAfterCall`.
+  const slot = "__pulumiEmailDeliveryRuntime_v2";
   const holder = globalThis as unknown as Record<string, ProcessRuntime | undefined>;
   let runtime = holder[slot];
   if (!runtime) {

@@ -123,7 +123,11 @@ export function responseSchemas() {
       total_pages: count,
       total: count,
       total_count: count,
-      next_page: count.or(z.literal(false).transform(() => null)),
+      // null (or false) on the last page says "no next page"; only an absent key says nothing.
+      next_page: z
+        .union([z.number().int().nonnegative(), z.string().regex(/^\d+$/).transform(Number)])
+        .or(z.union([z.null(), z.literal(false)]).transform(() => null))
+        .optional(),
     })
     .transform((raw): Pagination => ({
       page: raw.page ?? raw.current_page,
@@ -133,10 +137,20 @@ export function responseSchemas() {
       // Only a present key says anything: a missing `next_page` is not "no next page".
       ...(raw.next_page !== undefined ? { nextPage: raw.next_page } : {}),
     }));
-  /** A list answer: Postal's bare array, or a fork's `{<key>: [...], pagination: {...}}`. */
+  /**
+   * A list answer: Postal's bare array, or a fork's `{<key>: [...], pagination: {...}}`, or the
+   * same words beside the list instead of under `pagination`.
+   */
   const listPage = <T>(key: string, item: z.ZodType<T>) =>
     z.preprocess(
-      (value) => (Array.isArray(value) ? { [key]: value } : value),
+      (value) => {
+        if (Array.isArray(value)) return { [key]: value };
+        if (typeof value !== "object" || value === null || "pagination" in value) return value;
+        const beside = Object.fromEntries(
+          Object.entries(value).filter(([name]) => PAGINATION_KEYS.includes(name)),
+        );
+        return Object.keys(beside).length ? { ...value, pagination: beside } : value;
+      },
       z.object({ [key]: z.array(item), pagination: pagination.nullish() }).transform((raw): ListPage<T> => {
         const page: ListPage<T> = { items: raw[key] as T[] };
         if (raw.pagination) page.pagination = raw.pagination as Pagination;
@@ -200,3 +214,14 @@ export function responseSchemas() {
 }
 
 export type ResponseSchemas = ReturnType<typeof responseSchemas>;
+
+/** The words deployments use for a list's pagination. */
+const PAGINATION_KEYS = [
+  "page",
+  "current_page",
+  "per_page",
+  "total_pages",
+  "total",
+  "total_count",
+  "next_page",
+];

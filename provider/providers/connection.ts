@@ -63,17 +63,21 @@ export function connectionSetting(setting: Setting): string {
   );
 }
 
+/** Where a rotated API key may be given, for the commands that still send the saved one. */
+export const ROTATED_API_KEY_ENV = "EMAIL_DELIVERY_ROTATED_API_KEY";
+
 /**
- * The API key from the environment, when stack config holds another one. `pulumi refresh` and
- * `pulumi destroy` configure the provider from the stack config saved at the last `pulumi up`, so
- * after `pulumi config set` rotates the key they still send the old one; this one is tried when
- * the service refuses it.
+ * The new key after a rotation, tried when the service refuses the configured one. `pulumi refresh`
+ * and `pulumi destroy` configure the provider from the stack config saved at the last `pulumi up`,
+ * so after `pulumi config set` rotates the key they still send the old one. A variable of its own,
+ * never EMAIL_DELIVERY_API_KEY: that one often holds another server's key (a development server),
+ * and a refresh with it would find none of this stack's objects and drop them from state.
  */
 function rotatedApiKey(apiKey: string): string | undefined {
-  const env = process.env[CONNECTION_SETTINGS.apiKey.env];
-  if (!env || env === apiKey || !configured().apiKey) return undefined;
-  checkKey(env, CONNECTION_SETTINGS.apiKey.what, CONNECTION_SETTINGS.apiKey.env);
-  return env;
+  const rotated = process.env[ROTATED_API_KEY_ENV];
+  if (!rotated || rotated === apiKey) return undefined;
+  checkKey(rotated, CONNECTION_SETTINGS.apiKey.what, ROTATED_API_KEY_ENV);
+  return rotated;
 }
 
 /** Fails at once, naming where the key came from (never the key), when a header cannot carry it. */
@@ -83,13 +87,13 @@ function checkKey(key: string, what: string, source: string): void {
 }
 
 /** What an auth failure adds: which key was refused, and how to use a rotated one. */
-function authFailureHint(fallback: string | undefined): string {
+function authFailureHint(rotated: string | undefined): string {
   const { config, env } = CONNECTION_SETTINGS.apiKey;
-  if (!configured().apiKey) return `The key came from the ${env} environment variable.`;
+  const source = configured().apiKey ? `stack config \`${config}\`` : `the ${env} environment variable`;
   return (
-    `The key came from stack config \`${config}\`${fallback ? `, then from ${env}` : ""}. ` +
+    `The key came from ${source}${rotated ? `, then from ${ROTATED_API_KEY_ENV}` : ""}. ` +
     "`pulumi refresh` and `pulumi destroy` use the stack config saved at the last `pulumi up`: after rotating the key, " +
-    `run \`pulumi up\` first, pass \`--run-program\`, or set ${env} to the new key (it is tried when the saved one is refused).`
+    `run \`pulumi up\` first, pass \`--run-program\`, or set ${ROTATED_API_KEY_ENV} to the new key for that command.`
   );
 }
 
@@ -114,7 +118,7 @@ export function setClientDefaults(settings: Partial<ClientSettings>): void {
 interface SharedClient {
   baseUrl: string;
   apiKey: string;
-  envApiKey: string | undefined;
+  rotatedApiKey: string | undefined;
   defaults: Partial<ClientSettings>;
   client: EmailDeliveryClient;
 }
@@ -135,7 +139,7 @@ export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDel
     plain &&
     cached?.baseUrl === baseUrl &&
     cached.apiKey === apiKey &&
-    cached.envApiKey === process.env[CONNECTION_SETTINGS.apiKey.env] &&
+    cached.rotatedApiKey === process.env[ROTATED_API_KEY_ENV] &&
     cached.defaults === defaults
   ) {
     return cached.client;
@@ -154,7 +158,7 @@ export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDel
     holder.__pulumiEmailDeliverySharedClient_v1 = {
       baseUrl,
       apiKey,
-      envApiKey: process.env[CONNECTION_SETTINGS.apiKey.env],
+      rotatedApiKey: process.env[ROTATED_API_KEY_ENV],
       defaults,
       client,
     } satisfies SharedClient;

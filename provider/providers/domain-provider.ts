@@ -89,11 +89,30 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
           outs: domainOutputs(inputs, created.domain, created.dnsRecords),
         };
       }
-      // The answer carrying the records was lost. The client proved this call made the domain
-      // (the name was free just before), and nothing uses it yet, so delete it and make it again:
-      // the create's answer is the only place the records appear. Give up after a few tries,
-      // leaving nothing behind.
       const lost = created.domain;
+      if (!created.recovered) {
+        // Answered, but without records: a deployment that does not return them.
+        await client.deleteDomain(lost.id);
+        throw new Error(
+          `Domain ${inputs.name}: the service created it but its answer carried no DNS records, so there is nothing to ` +
+            "publish or verify; the domain was deleted again. If this deployment never returns records, create the domain " +
+            "by hand and set `adopt: true`, publishing its records yourself.",
+        );
+      }
+      // The answer carrying the records was lost. The client proved this call made the domain
+      // (the name was free just before), so delete it and make it again: the create's answer is
+      // the only place the records appear. A domain with routes is not one this call just made
+      // (someone created the name while this call ran): it is left alone. Give up after a few
+      // tries, leaving nothing behind.
+      const routes = (await client.listRoutes({ fresh: true })).filter((route) => route.domainId === lost.id);
+      if (routes.length > 0) {
+        throw new Error(
+          `Domain ${inputs.name}: the service's answer to create was lost, and the domain of that name found afterwards ` +
+            `(id ${lost.id}, created ${lost.createdAt ?? "at an unknown time"}) already has ${routes.length} route(s), so it ` +
+            "is not the one this call made: another stack or person created the same name while this ran. Nothing was " +
+            "deleted. Set `adopt: true` to manage it here, or delete it on the service, and run `pulumi up` again.",
+        );
+      }
       await client.deleteDomain(lost.id).catch((error: Error) => {
         throw new Error(
           `Domain ${inputs.name}: the service's answer to create was lost, and deleting the domain it made ` +
@@ -112,10 +131,13 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
 
   async read(id, props) {
     const state = props as DomainOutputs;
-    const domain = (await serviceClient().listDomains({ maxAgeMs: READ_LIST_MAX_AGE_MS })).find(
-      (candidate) => String(candidate.id) === id,
-    );
-    // Gone only on a definite answer: the list succeeded and the domain is not in it.
+    const client = serviceClient();
+    const find = (domains: readonly Domain[]) => domains.find((candidate) => String(candidate.id) === id);
+    // Gone only on a definite answer: a list without it, confirmed by a list sent after this read
+    // began (a shared list may predate a change, and a paged one may have moved while read).
+    const domain =
+      find(await client.listDomains({ maxAgeMs: READ_LIST_MAX_AGE_MS })) ??
+      find(await client.listDomains({ fresh: true }));
     if (!domain) return { id: undefined, props: {} };
     const inputs = { name: state.name ?? domain.name, adopt: state.adopt ?? false };
     return { id, props: domainOutputs(inputs, domain, state.dnsRecords ?? []), inputs };

@@ -1,5 +1,12 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { EmailApiError, EmailDeliveryClient, isEmailApiError, isObjectNotFound, Route } from "../client";
+import {
+  EmailApiError,
+  EmailDeliveryClient,
+  isEmailApiError,
+  isObjectNotFound,
+  ListOptions,
+  Route,
+} from "../client";
 import { checkRouteInputs, RouteInputs } from "../inputs";
 import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffProperties } from "./diff";
@@ -79,12 +86,17 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
     const client = serviceClient();
     // Both lists are shared with every other resource's refresh in this process.
     const reuse = { maxAgeMs: READ_LIST_MAX_AGE_MS };
-    const [routes, domains] = await Promise.all([client.listRoutes(reuse), client.listDomains(reuse)]);
-    const route = routes.find((candidate) => String(candidate.id) === id);
-    // A route whose domain is gone is gone too (the service deletes a domain's routes with it).
-    // Postal's return-path route belongs to no domain (`domain_id` null): it stands on its own.
-    const domainGone = route?.domainId !== null && !domains.some((domain) => domain.id === route?.domainId);
-    if (!route || domainGone) return { id: undefined, props: {} };
+    const look = async (options: ListOptions) => {
+      const [routes, domains] = await Promise.all([client.listRoutes(options), client.listDomains(options)]);
+      const route = routes.find((candidate) => String(candidate.id) === id);
+      // A route whose domain is gone is gone too (the service deletes a domain's routes with it).
+      // Postal's return-path route belongs to no domain (`domain_id` null): it stands on its own.
+      const domainHeld = route?.domainId === null || domains.some((domain) => domain.id === route?.domainId);
+      return route && domainHeld ? route : undefined;
+    };
+    // Gone only when a list sent after this read began confirms it (as for domains).
+    const route = (await look(reuse)) ?? (await look({ fresh: true }));
+    if (!route) return { id: undefined, props: {} };
     const outs = routeOutputs(route, { ...state, adopt: state.adopt ?? false });
     const inputs = { ...pickInputs(outs), adopt: outs.adopt };
     return { id, props: outs, inputs };

@@ -9,33 +9,45 @@ import * as pulumi from "@pulumi/pulumi";
  * Kept per run: a run has one resource monitor (each `setMocks` makes a new one), and it lives on
  * `globalThis` so every copy of this package in the program shares it.
  */
-function claimsOfThisRun(): Map<string, string> | undefined {
+function claimsOfThisRun(): Map<string, RouteClaimant> | undefined {
   const monitor = pulumi.runtime.getMonitor();
   if (!monitor) return undefined;
   const slot = "__pulumiEmailDeliveryRouteClaims_v1";
-  const holder = globalThis as unknown as Record<string, WeakMap<object, Map<string, string>> | undefined>;
+  const holder = globalThis as unknown as Record<
+    string,
+    WeakMap<object, Map<string, RouteClaimant>> | undefined
+  >;
   const runs = (holder[slot] ??= new WeakMap());
   let claims = runs.get(monitor);
   if (!claims) runs.set(monitor, (claims = new Map()));
   return claims;
 }
 
+/** One Route resource, as a claim holder: its identity, and its name for messages. */
+export interface RouteClaimant {
+  readonly resource: string;
+}
+
 /**
- * Records that Route resource `resource` declares route `name` on domain `domainId`; throws naming
- * both resources when another Route of this run already does. Route names compare without case,
- * as the service compares them.
+ * Records that the Route resource `claimant` declares route `name` on domain `domainId`; throws
+ * naming both resources when another Route of this run already does. Route names compare without
+ * case, as the service compares them.
  */
-export function claimRoute(resource: string, name: string, domainId: number): void {
+export function claimRoute(claimant: RouteClaimant, name: string, domainId: number): void {
   const claims = claimsOfThisRun();
   if (!claims) return;
   const key = `${domainId}/${name.toLowerCase()}`;
   const holder = claims.get(key);
-  if (holder !== undefined && holder !== resource) {
+  if (holder !== undefined && holder !== claimant) {
+    const other =
+      holder.resource === claimant.resource
+        ? `another Route resource also named "${holder.resource}" (under another parent)`
+        : `Route "${holder.resource}"`;
     throw new Error(
-      `Route "${resource}" declares the route "${name}" on domain ${domainId}, which Route "${holder}" already declares. ` +
+      `Route "${claimant.resource}" declares the route "${name}" on domain ${domainId}, which ${other} already declares. ` +
         "The service holds one route per name and domain, so the two would fight over one route (and destroying either " +
         "would delete it). Remove one of them, or give them different names.",
     );
   }
-  claims.set(key, resource);
+  claims.set(key, claimant);
 }

@@ -40,6 +40,26 @@ export interface RouteArgs {
   adopt?: pulumi.Input<boolean>;
 }
 
+/**
+ * `domainId`, carrying the check that no other Route of this program declares the same route: a
+ * second one then fails before anything is sent. With a plain-text name the check rides on
+ * `domainId` itself, which is unknown at preview exactly when the check cannot run. A name that
+ * is an output is checked beside it instead, so an unknown or secret name never makes `domainId`
+ * unknown or secret in the preview.
+ */
+function withRouteClaim(resource: string, args: RouteArgs): pulumi.Input<number> {
+  const claimant = { resource };
+  const routeName = args.name;
+  if (typeof routeName === "string") {
+    return pulumi.output(args.domainId).apply((domainId) => {
+      claimRoute(claimant, routeName, domainId);
+      return domainId;
+    });
+  }
+  pulumi.all([routeName, args.domainId]).apply(([name, domainId]) => claimRoute(claimant, name, domainId));
+  return args.domainId;
+}
+
 /** An inbound route: mail for `name@<domain>` goes to an endpoint. */
 export class Route extends EmailDeliveryDynamicResource {
   /** The service's numeric id (also the resource id). */
@@ -60,13 +80,7 @@ export class Route extends EmailDeliveryDynamicResource {
       // for the keys it is given.
       {
         name: args.name,
-        // A second Route declaring the same route fails here, before anything is sent. `domainId`
-        // carries the check: it is the input usually unknown at preview, when the check cannot run
-        // (an unknown `name` makes it unknown too).
-        domainId: pulumi.all([args.name, args.domainId]).apply(([routeName, domainId]) => {
-          claimRoute(name, routeName, domainId);
-          return domainId;
-        }),
+        domainId: withRouteClaim(name, args),
         endpointId: args.endpointId,
         mode: args.mode,
         spamMode: args.spamMode,

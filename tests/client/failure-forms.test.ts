@@ -416,3 +416,49 @@ describe("failure forms over the wire", () => {
     });
   });
 });
+
+describe("a fallback API key (a rotated key)", () => {
+  const ROTATED = "RotatedKey00000000000001";
+  const listWith = async (refusal: Script) => {
+    const server = await startScriptedServer([refusal, { status: 200, body: envelope([]) }]);
+    try {
+      const client = createClient({
+        baseUrl: server.url,
+        apiKey: KEY,
+        fallbackApiKey: ROTATED,
+        retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+      });
+      const outcome = await client.listDomains().then(
+        () => "listed",
+        (error: EmailApiError) => error.code ?? error.kind,
+      );
+      return { outcome, keys: server.received.map((r) => r.headers["x-server-api-key"]) };
+    } finally {
+      await server.close();
+    }
+  };
+
+  it("is tried once the service says the key is not valid, and not before", async () => {
+    const refused = envelope(
+      { code: "InvalidServerAPIKey", message: "The API token provided was not valid." },
+      "error",
+    );
+    expect(await listWith({ status: 200, body: refused })).toEqual({
+      outcome: "listed",
+      keys: [KEY, ROTATED],
+    });
+    expect(await listWith({ status: 401, body: "" })).toEqual({ outcome: "listed", keys: [KEY, ROTATED] });
+  });
+
+  it("is not tried on refusals that say nothing of the key (a suspended server, a proxy's 403)", async () => {
+    const suspended = envelope({ code: "ServerSuspended" }, "error");
+    expect(await listWith({ status: 200, body: suspended })).toEqual({
+      outcome: "ServerSuspended",
+      keys: [KEY],
+    });
+    expect(await listWith({ status: 403, body: "<html>Forbidden</html>" })).toEqual({
+      outcome: "auth",
+      keys: [KEY],
+    });
+  });
+});

@@ -1,7 +1,7 @@
 import * as http from "node:http";
 import { AddressInfo } from "node:net";
 import { createClient, EmailApiError } from "../../provider/client";
-import { nextPageStep } from "../../provider/client/pages";
+import { MAX_PAGES, nextPageStep, repeatedId } from "../../provider/client/pages";
 import { domainProvider, routeProvider } from "../../provider/providers";
 import { forgetConfig } from "../../provider/providers/connection";
 import { configureRequest } from "../support/providers";
@@ -14,36 +14,66 @@ describe("nextPageStep", () => {
     items: Array.from({ length: n }, (_, i) => i),
     pagination,
   });
+  /** The context after reading page `requested`, having read every page before it. */
+  const at = (requested: number, collected: number, firstTotal?: number) => ({
+    requested,
+    pagesRead: requested,
+    collected,
+    firstTotal,
+    visited: new Set(Array.from({ length: requested }, (_, i) => i + 1)),
+  });
 
   it("takes a bare array as the whole list", () => {
-    expect(nextPageStep(page(3), 1, 3, undefined)).toEqual({ next: "done" });
+    expect(nextPageStep(page(3), at(1, 3))).toEqual({ next: "done" });
   });
 
   it("follows total pages, a total count, or a next page, keeping the page size", () => {
-    expect(nextPageStep(page(30, { page: 1, perPage: 30, totalPages: 2 }), 1, 30, undefined)).toEqual({
+    expect(nextPageStep(page(30, { page: 1, perPage: 30, totalPages: 2 }), at(1, 30))).toEqual({
       next: "page",
       page: 2,
       perPage: 30,
     });
-    expect(nextPageStep(page(30, { total: 31 }), 1, 30, 31)).toEqual({ next: "page", page: 2 });
-    expect(nextPageStep(page(2, { nextPage: 5 }), 4, 50, undefined)).toEqual({ next: "page", page: 5 });
-    expect(nextPageStep(page(1, { page: 2, totalPages: 2, total: 31 }), 2, 31, 31)).toEqual({ next: "done" });
+    expect(nextPageStep(page(30, { total: 31 }), at(1, 30, 31))).toEqual({ next: "page", page: 2 });
+    expect(nextPageStep(page(2, { nextPage: 5 }), at(4, 50))).toEqual({ next: "page", page: 5 });
+    expect(nextPageStep(page(1, { page: 2, totalPages: 2, total: 31 }), at(2, 31, 31))).toEqual({
+      next: "done",
+    });
+    expect(nextPageStep(page(1, { page: 2, nextPage: null }), at(2, 31))).toEqual({ next: "done" });
   });
 
   it("refuses a service that ignores the page asked for, or does not say how many pages", () => {
-    expect(nextPageStep(page(30, { page: 1, totalPages: 2 }), 2, 60, undefined)).toMatchObject({
-      next: "refuse",
-    });
-    expect(nextPageStep(page(30, { page: 1 }), 1, 30, undefined)).toMatchObject({ next: "refuse" });
+    expect(nextPageStep(page(30, { page: 1, totalPages: 2 }), at(2, 60))).toMatchObject({ next: "refuse" });
+    expect(nextPageStep(page(30, { page: 1 }), at(1, 30))).toMatchObject({ next: "refuse" });
     // A short page under a known page size is the last one.
-    expect(nextPageStep(page(3, { page: 1, perPage: 30 }), 1, 3, undefined)).toEqual({ next: "done" });
+    expect(nextPageStep(page(3, { page: 1, perPage: 30 }), at(1, 3))).toEqual({ next: "done" });
+  });
+
+  it("refuses page counts that contradict the pages, and pages that lead back", () => {
+    expect(nextPageStep(page(30, { page: 1, totalPages: 0 }), at(1, 30))).toMatchObject({ next: "refuse" });
+    expect(nextPageStep(page(1, { page: 2, nextPage: 1 }), at(2, 2))).toMatchObject({
+      next: "refuse",
+      reason: "the pages lead back to page 1",
+    });
+    const far = { ...at(1, 1), pagesRead: MAX_PAGES };
+    expect(nextPageStep(page(1, { page: 1, nextPage: 2 }), far)).toMatchObject({ next: "refuse" });
   });
 
   it("reads again when the list changed while it was paged", () => {
-    expect(nextPageStep(page(30, { page: 2, total: 60 }), 2, 60, 61)).toMatchObject({ next: "restart" });
-    expect(nextPageStep(page(0, { page: 3, totalPages: 3, total: 61 }), 3, 60, 61)).toMatchObject({
+    expect(nextPageStep(page(30, { page: 2, total: 60 }), at(2, 60, 61))).toMatchObject({ next: "restart" });
+    expect(nextPageStep(page(0, { page: 3, totalPages: 3, total: 61 }), at(3, 60, 61))).toMatchObject({
       next: "restart",
     });
+    // A short page that is not the last: objects moved to earlier pages while they were read.
+    expect(nextPageStep(page(29, { page: 1, perPage: 30, totalPages: 2 }), at(1, 29))).toMatchObject({
+      next: "restart",
+    });
+  });
+});
+
+describe("repeatedId", () => {
+  it("finds an object listed twice", () => {
+    expect(repeatedId([{ id: 1 }, { id: 2 }, { id: 1 }])).toBe(1);
+    expect(repeatedId([{ id: 1 }, { id: 2 }])).toBeUndefined();
   });
 });
 

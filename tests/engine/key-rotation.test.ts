@@ -33,11 +33,11 @@ describe("a rotated API key, for refresh and destroy", () => {
     return host;
   }
 
-  it("reads and deletes with EMAIL_DELIVERY_API_KEY when the saved key is refused", async () => {
+  it("reads and deletes with EMAIL_DELIVERY_ROTATED_API_KEY when the saved key is refused", async () => {
     const { domain } = await clientFor(emulator()).createDomain(uniqueDomain("rotated"));
     const state = { name: domain.name, adopt: false, domainId: domain.id, __provider: loaderTexts().domain };
     await withRotatedKey(async (oldKey) => {
-      const host = await hostWith(oldKey, { EMAIL_DELIVERY_API_KEY: NEW_KEY });
+      const host = await hostWith(oldKey, { EMAIL_DELIVERY_ROTATED_API_KEY: NEW_KEY });
       try {
         const read = await host.read(String(domain.id), urn, state);
         expect(read.id).toBe(String(domain.id));
@@ -65,7 +65,7 @@ describe("a rotated API key, for refresh and destroy", () => {
         expect(error.details).toContain("(auth)");
         expect(error.details).toContain("The key came from stack config `emailDelivery:apiKey`");
         expect(error.details).toContain("pass `--run-program`");
-        expect(error.details).toContain("set EMAIL_DELIVERY_API_KEY to the new key");
+        expect(error.details).toContain("set EMAIL_DELIVERY_ROTATED_API_KEY to the new key");
         expect(error.details).not.toContain(oldKey);
         expect(emulator().state.domains.some((d) => d.id === domain.id)).toBe(true);
       } finally {

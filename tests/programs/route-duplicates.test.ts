@@ -1,3 +1,4 @@
+import * as pulumi from "@pulumi/pulumi";
 import { Route } from "../../provider";
 import { useEmulator } from "../support/emulator";
 import { runProgram } from "../support/live-mocks";
@@ -24,6 +25,20 @@ describe("program: a route declared twice", () => {
       'Route "helpdesk" declares the route "Support" on domain 7, which Route "support" already declares.',
     );
     expect(emulator().requests.all()).toEqual([]);
+  });
+
+  it("fails too when the names are outputs (checked beside the inputs, not through them)", async () => {
+    const run = await runProgram(
+      () => {
+        new Route("support", { name: pulumi.output("support"), domainId: 7, endpointId: 1 });
+        new Route("helpdesk", { name: pulumi.output("SUPPORT"), domainId: 7, endpointId: 2 });
+        return {};
+      },
+      { mode: "preview", timeoutMs: 1500 },
+    );
+    expect(run.errors.map((error) => error.message).join("\n")).toContain(
+      'Route "helpdesk" declares the route "SUPPORT" on domain 7, which Route "support" already declares.',
+    );
   });
 
   it("lets the same name on another domain, and the same program run again, through", async () => {

@@ -242,10 +242,12 @@ describe("domainProvider", () => {
       "domains/list",
       "domains/create:commit-then-drop",
       "domains/list",
+      "routes/list", // a domain with routes is not the one this call just made
       "domains/delete",
       "domains/list",
       "domains/create:commit-then-drop",
       "domains/list",
+      "routes/list",
       "domains/delete",
       "domains/list",
       "domains/create",
