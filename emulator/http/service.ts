@@ -40,6 +40,13 @@ export interface ServiceOptions {
   log: RequestLog;
   /** @default 16 MiB */
   maxBodyBytes?: number;
+  /**
+   * Resolves once every change made so far is durable (the state file is written). Awaited after
+   * each handled request, before its answer (or its committed drop) goes out, so an acknowledged
+   * change survives the process being killed; when it rejects, the answer is a 500.
+   * @default nothing to wait for
+   */
+  persisted?: () => Promise<void>;
 }
 
 export interface RunningService {
@@ -142,7 +149,8 @@ async function handleRequest(
       return;
   }
 
-  const answer = await definition.handle({ method, url, headers: req.headers, body }, endpoint);
+  const handled = await definition.handle({ method, url, headers: req.headers, body }, endpoint);
+  const answer = await onceDurable(definition, options, handled);
   if (decision.outcome === "commit-then-drop") {
     record(null, answer.effect);
     req.socket.destroy();
@@ -150,6 +158,21 @@ async function handleRequest(
   }
   record(answer.status, answer.effect);
   send(res, answer);
+}
+
+/** The handler's answer once its change is durable; the service's 500 if it cannot be made so. */
+async function onceDurable(
+  definition: ServiceDefinition,
+  options: ServiceOptions,
+  answer: ServiceResponse,
+): Promise<ServiceResponse> {
+  try {
+    await options.persisted?.();
+    return answer;
+  } catch (error) {
+    process.stderr.write(`[emulator:${definition.name}] ${(error as Error).message}\n`);
+    return { ...definition.internalErrorResponse(), effect: answer.effect };
+  }
 }
 
 /** The body, or undefined when it is over the limit (the rest is discarded). */
