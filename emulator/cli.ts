@@ -25,7 +25,8 @@ const HELP = `Usage: npm run emulator -- [options]
                         "**:rate429=0.3,retryAfterSeconds=0"; repeatable (see emulator/http/faults.ts)
   --fault-seed N        seed of the fault draws (default 1)
 
-At run time: GET/DELETE /__emulator/requests and GET/PUT /__emulator/faults on either HTTP port.`;
+At run time: GET/DELETE /__emulator/requests and GET/PUT /__emulator/faults on either HTTP port
+(PUT {"rules": [...]} replaces every rule; a malformed body changes none).`;
 
 /**
  * Starts the emulator from command-line arguments and prints its settings through `print`.

@@ -109,9 +109,30 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** The settings a rule may have besides `endpoints`, all numbers. */
+const SETTINGS = [
+  "latencyMs",
+  "rate429",
+  "retryAfterSeconds",
+  "rate503",
+  "dropRate",
+  "commitThenDropRate",
+  "times",
+] as const;
+const isSetting = (key: string) => (SETTINGS as readonly string[]).includes(key);
+
 function validateRule(rule: FaultRule): void {
+  if (typeof rule !== "object" || rule === null || Array.isArray(rule)) {
+    throw new Error('fault rule: must be an object such as {"endpoints": "**", "rate503": 0.5}');
+  }
   if (typeof rule.endpoints !== "string" || rule.endpoints.trim() === "") {
     throw new Error("fault rule: `endpoints` must be a non-empty glob");
+  }
+  const unknown = Object.keys(rule).filter((key) => key !== "endpoints" && !isSetting(key));
+  if (unknown.length > 0) {
+    throw new Error(
+      `fault rule: unknown setting \`${unknown[0]}\` (known: endpoints, ${SETTINGS.join(", ")})`,
+    );
   }
   let total = 0;
   for (const key of ["rate429", "rate503", "dropRate", "commitThenDropRate"] as const) {
@@ -134,6 +155,29 @@ function validateRule(rule: FaultRule): void {
   }
 }
 
+/**
+ * The body of `PUT /__emulator/faults`: `{"rules": [...], "seed"?: N}`, which replaces every rule.
+ * Throws on anything else (an empty body included), so a malformed body changes nothing.
+ */
+export function parseFaultsBody(text: string): { rules: FaultRule[]; seed?: number } {
+  const shape = 'expected {"rules": [...], "seed"?: N}; {"rules": []} turns faults off';
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`faults body is not JSON (${(error as Error).message}): ${shape}`, { cause: error });
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new Error(`faults body: ${shape}`);
+  const { rules, seed, ...rest } = body as { rules?: unknown; seed?: unknown };
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new Error(`faults body: unknown field \`${unknown[0]}\`; ${shape}`);
+  if (!Array.isArray(rules)) throw new Error(`faults body: \`rules\` must be an array; ${shape}`);
+  if (seed !== undefined && !Number.isInteger(seed))
+    throw new Error("faults body: `seed` must be a whole number");
+  return { rules: rules as FaultRule[], seed: seed as number | undefined };
+}
+
 /** mulberry32: tiny, fast and good enough to spread faults evenly. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
@@ -154,19 +198,10 @@ export function parseFaultRule(text: string): FaultRule {
   const colon = text.lastIndexOf(":");
   if (colon <= 0) throw new Error(`--fault ${text}: expected ENDPOINTS:key=value[,key=value]`);
   const rule: FaultRule = { endpoints: text.slice(0, colon) };
-  const numeric = [
-    "latencyMs",
-    "rate429",
-    "retryAfterSeconds",
-    "rate503",
-    "dropRate",
-    "commitThenDropRate",
-    "times",
-  ];
   for (const pair of text.slice(colon + 1).split(",")) {
     const [key, value] = pair.split("=");
-    if (!numeric.includes(key) || value === undefined || Number.isNaN(Number(value))) {
-      throw new Error(`--fault ${text}: unknown setting "${pair}" (known: ${numeric.join(", ")})`);
+    if (!isSetting(key) || value === undefined || Number.isNaN(Number(value))) {
+      throw new Error(`--fault ${text}: unknown setting "${pair}" (known: ${SETTINGS.join(", ")})`);
     }
     (rule as unknown as Record<string, number>)[key] = Number(value);
   }

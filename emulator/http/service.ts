@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { AddressInfo } from "node:net";
-import { FaultInjector, FaultRule } from "./faults";
+import { FaultInjector, parseFaultsBody } from "./faults";
 import { RequestEffect, RequestLog } from "./request-log";
 
 export interface ServiceRequest {
@@ -219,8 +219,10 @@ function answerAdmin(
     }
     if (path === "faults" && method === "GET") return json(200, { rules: options.faults.list() });
     if (path === "faults" && (method === "PUT" || method === "POST")) {
-      const parsed = JSON.parse(body?.toString("utf8") || "{}") as { rules?: FaultRule[]; seed?: number };
-      options.faults.set(parsed.rules ?? [], parsed.seed);
+      // A cut-off body must not pass for an empty one: that would turn every fault off.
+      if (body === undefined) return json(413, { error: "the body is over the size limit; no rule changed" });
+      const { rules, seed } = parseFaultsBody(body.toString("utf8"));
+      options.faults.set(rules, seed); // checks every rule before it replaces any
       return json(200, { rules: options.faults.list() });
     }
     return json(404, { error: `no admin endpoint ${method} /__emulator/${path}` });
