@@ -22,7 +22,8 @@ const HELP = `Usage: npm run emulator -- [options]
                         change, so it survives kill -9; reloaded on start; a file that is not
                         JSON or not shaped as the emulator writes it stops the start)
   --fault RULE          inject faults, e.g. "domains/create:commitThenDropRate=0.5" or
-                        "**:rate429=0.3,retryAfterSeconds=0"; repeatable (see emulator/http/faults.ts)
+                        "**:rate429=0.3,retryAfterSeconds=0"; repeatable (see emulator/http/faults.ts);
+                        latencyMs at most 600000 (10 minutes), retryAfterSeconds whole, at most 86400
   --fault-seed N        seed of the fault draws (default 1)
 
 At run time: GET/DELETE /__emulator/requests and GET/PUT /__emulator/faults on either HTTP port

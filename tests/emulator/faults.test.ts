@@ -51,6 +51,28 @@ describe("FaultInjector", () => {
     expect(() => faults.set([{ endpoints: "*", times: 0 }])).toThrow("`times` must be a whole number");
   });
 
+  it("refuses a latency Node's timers would cut to 1 ms, and any over 10 minutes", () => {
+    const faults = new FaultInjector();
+    for (const latencyMs of [1e12, 2 ** 31, Infinity, 600_001]) {
+      expect(() => faults.set([{ endpoints: "**", latencyMs }])).toThrow(
+        "fault rule: `latencyMs` must be a number from 0 to 600000 (10 minutes)",
+      );
+    }
+    faults.set([{ endpoints: "**", latencyMs: 600_000 }]);
+    expect(faults.decide("x").latencyMs).toBe(600_000);
+  });
+
+  it("refuses a Retry-After that would not be sent as whole seconds, or is over a day", () => {
+    const faults = new FaultInjector();
+    for (const retryAfterSeconds of [0.5, 1e21, Infinity, 86_401]) {
+      expect(() => faults.set([{ endpoints: "**", rate429: 1, retryAfterSeconds }])).toThrow(
+        "fault rule: `retryAfterSeconds` must be a whole number from 0 to 86400 (a day)",
+      );
+    }
+    faults.set([{ endpoints: "**", rate429: 1, retryAfterSeconds: 86_400 }]);
+    expect(faults.decide("x").retryAfterSeconds).toBe(86_400);
+  });
+
   it("refuses a rule with a setting it does not know, or one that is not an object", () => {
     const faults = new FaultInjector();
     expect(() => faults.set([{ endpoints: "**", rate249: 1 } as unknown as FaultRule])).toThrow(
@@ -66,6 +88,15 @@ describe("FaultInjector", () => {
       times: 1,
     });
     expect(() => parseFaultRule("nocolon")).toThrow("expected ENDPOINTS:key=value");
+  });
+
+  it("refuses an empty value on the command line, and names the flag in every refusal", () => {
+    expect(() => parseFaultRule("**:latencyMs=")).toThrow(
+      '--fault **:latencyMs=: "latencyMs=" is not setting=number',
+    );
+    expect(() => parseFaultRule("**:latencyMs=1e12")).toThrow(
+      "--fault **:latencyMs=1e12: fault rule: `latencyMs` must be a number from 0 to 600000 (10 minutes)",
+    );
   });
 });
 
@@ -128,6 +159,11 @@ describe("PUT /__emulator/faults", () => {
       "a seed that is not a number",
       '{"rules": [], "seed": "x"}',
       "faults body: `seed` must be a whole number",
+    ],
+    [
+      "a latency over 10 minutes",
+      '{"rules": [{"endpoints": "**", "latencyMs": 1e12}]}',
+      "600000 (10 minutes)",
     ],
     [
       "a good rule before a bad one",
