@@ -18,12 +18,16 @@ const HELP = `Usage: npm run emulator -- [options]
   --resolver HOST:PORT  DNS server the domain check queries (default the emulator's own)
   --dkim-bits N         RSA key size of new DKIM keys (default 1024, as Postal)
   --no-split-txt        store quoted TXT strings over 255 bytes unsplit
-  --state FILE          keep state in FILE (JSON, written atomically, reloaded on start)
+  --state FILE          keep state in FILE (JSON, written atomically before each answer to a
+                        change, so it survives kill -9; reloaded on start; a file that is not
+                        JSON or not shaped as the emulator writes it stops the start)
   --fault RULE          inject faults, e.g. "domains/create:commitThenDropRate=0.5" or
-                        "**:rate429=0.3,retryAfterSeconds=0"; repeatable (see emulator/http/faults.ts)
+                        "**:rate429=0.3,retryAfterSeconds=0"; repeatable (see emulator/http/faults.ts);
+                        latencyMs at most 600000 (10 minutes), retryAfterSeconds whole, at most 86400
   --fault-seed N        seed of the fault draws (default 1)
 
-At run time: GET/DELETE /__emulator/requests and GET/PUT /__emulator/faults on either HTTP port.`;
+At run time: GET/DELETE /__emulator/requests and GET/PUT /__emulator/faults on either HTTP port
+(PUT {"rules": [...]} replaces every rule; a malformed body changes none).`;
 
 /**
  * Starts the emulator from command-line arguments and prints its settings through `print`.

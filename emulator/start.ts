@@ -36,7 +36,10 @@ export interface EmulatorOptions {
   resolver?: string;
   /** Split quoted TXT strings over 255 bytes, as Cloudflare does. @default true */
   splitLongTxt?: boolean;
-  /** Keep state in this JSON file (written atomically, reloaded on start). @default in memory */
+  /**
+   * Keep state in this JSON file: written atomically after every change, before the answer goes
+   * out; reloaded (and its shape checked) on start. @default in memory
+   */
   stateFile?: string;
   /** Fault rules active from the start. @default none */
   faults?: FaultRule[];
@@ -90,6 +93,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
   const zones = (options.zones ?? ["example.com"]).map((name) => addZone(store, name));
   store.changed();
+  await store.persisted(); // an unwritable state file stops the start before any port opens
 
   const started: { close(): Promise<void> }[] = [];
   try {
@@ -104,7 +108,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       splitLongTxt: options.splitLongTxt ?? true,
     };
     const serve = (definition: Parameters<typeof startHttpService>[0], port = 0): Promise<RunningService> =>
-      startHttpService(definition, { host, port, faults, log: requests });
+      startHttpService(definition, { host, port, faults, log: requests, persisted: () => store.persisted() });
 
     const emailApi = await serve(
       emailApiService({ store, dns, masterKey, resolver: () => resolver }),

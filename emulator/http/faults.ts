@@ -7,7 +7,8 @@
  * - `commitThenDropRate`: handle the request (its change is made), then close the connection
  *   without answering, so the client cannot know the outcome;
  * - `latencyMs`: delay every matching request before handling it; the change is still made
- *   after the delay even when the client has given up, as a real server would.
+ *   after the delay even when the client has given up, as a real server would. At most 10
+ *   minutes: Node fires a timer over 2^31-1 ms after 1 ms, so a larger value would mean none.
  * The first rule that matches an endpoint applies; a rule with `times` applies to that many
  * matching requests, then no more. Random draws come from a seeded generator so a test run is
  * repeatable.
@@ -16,9 +17,10 @@
 export interface FaultRule {
   /** Endpoint glob(s), comma-separated, e.g. `domains/create`, `routes/*`, `**`. */
   endpoints: string;
+  /** Delay before handling, 0 to 600,000 ms (10 minutes). @default 0 */
   latencyMs?: number;
   rate429?: number;
-  /** Seconds sent in `Retry-After` with a 429. @default 1 */
+  /** Whole seconds sent in `Retry-After` with a 429, 0 to 86,400 (a day). @default 1 */
   retryAfterSeconds?: number;
   rate503?: number;
   dropRate?: number;
@@ -109,9 +111,34 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** The settings a rule may have besides `endpoints`, all numbers. */
+const SETTINGS = [
+  "latencyMs",
+  "rate429",
+  "retryAfterSeconds",
+  "rate503",
+  "dropRate",
+  "commitThenDropRate",
+  "times",
+] as const;
+const isSetting = (key: string) => (SETTINGS as readonly string[]).includes(key);
+/** Longer than a test would wait, far below the 2^31-1 ms at which Node's timers fire at once. */
+const MAX_LATENCY_MS = 10 * 60 * 1000;
+/** A whole number of seconds this size is always sent as digits, as `Retry-After` needs. */
+const MAX_RETRY_AFTER_SECONDS = 24 * 60 * 60;
+
 function validateRule(rule: FaultRule): void {
+  if (typeof rule !== "object" || rule === null || Array.isArray(rule)) {
+    throw new Error('fault rule: must be an object such as {"endpoints": "**", "rate503": 0.5}');
+  }
   if (typeof rule.endpoints !== "string" || rule.endpoints.trim() === "") {
     throw new Error("fault rule: `endpoints` must be a non-empty glob");
+  }
+  const unknown = Object.keys(rule).filter((key) => key !== "endpoints" && !isSetting(key));
+  if (unknown.length > 0) {
+    throw new Error(
+      `fault rule: unknown setting \`${unknown[0]}\` (known: endpoints, ${SETTINGS.join(", ")})`,
+    );
   }
   let total = 0;
   for (const key of ["rate429", "rate503", "dropRate", "commitThenDropRate"] as const) {
@@ -126,12 +153,48 @@ function validateRule(rule: FaultRule): void {
   if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times > 0)) {
     throw new Error("fault rule: `times` must be a whole number of at least 1");
   }
-  for (const key of ["latencyMs", "retryAfterSeconds"] as const) {
-    const value = rule[key];
-    if (value !== undefined && (typeof value !== "number" || !(value >= 0))) {
-      throw new Error(`fault rule: \`${key}\` must be a number of at least 0`);
-    }
+  const { latencyMs, retryAfterSeconds } = rule;
+  if (
+    latencyMs !== undefined &&
+    (typeof latencyMs !== "number" || !(latencyMs >= 0 && latencyMs <= MAX_LATENCY_MS))
+  ) {
+    throw new Error(`fault rule: \`latencyMs\` must be a number from 0 to ${MAX_LATENCY_MS} (10 minutes)`);
   }
+  if (
+    retryAfterSeconds !== undefined &&
+    !(
+      Number.isInteger(retryAfterSeconds) &&
+      retryAfterSeconds >= 0 &&
+      retryAfterSeconds <= MAX_RETRY_AFTER_SECONDS
+    )
+  ) {
+    throw new Error(
+      `fault rule: \`retryAfterSeconds\` must be a whole number from 0 to ${MAX_RETRY_AFTER_SECONDS} (a day)`,
+    );
+  }
+}
+
+/**
+ * The body of `PUT /__emulator/faults`: `{"rules": [...], "seed"?: N}`, which replaces every rule.
+ * Throws on anything else (an empty body included), so a malformed body changes nothing.
+ */
+export function parseFaultsBody(text: string): { rules: FaultRule[]; seed?: number } {
+  const shape = 'expected {"rules": [...], "seed"?: N}; {"rules": []} turns faults off';
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`faults body is not JSON (${(error as Error).message}): ${shape}`, { cause: error });
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new Error(`faults body: ${shape}`);
+  const { rules, seed, ...rest } = body as { rules?: unknown; seed?: unknown };
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new Error(`faults body: unknown field \`${unknown[0]}\`; ${shape}`);
+  if (!Array.isArray(rules)) throw new Error(`faults body: \`rules\` must be an array; ${shape}`);
+  if (seed !== undefined && !Number.isInteger(seed))
+    throw new Error("faults body: `seed` must be a whole number");
+  return { rules: rules as FaultRule[], seed: seed as number | undefined };
 }
 
 /** mulberry32: tiny, fast and good enough to spread faults evenly. */
@@ -154,22 +217,18 @@ export function parseFaultRule(text: string): FaultRule {
   const colon = text.lastIndexOf(":");
   if (colon <= 0) throw new Error(`--fault ${text}: expected ENDPOINTS:key=value[,key=value]`);
   const rule: FaultRule = { endpoints: text.slice(0, colon) };
-  const numeric = [
-    "latencyMs",
-    "rate429",
-    "retryAfterSeconds",
-    "rate503",
-    "dropRate",
-    "commitThenDropRate",
-    "times",
-  ];
   for (const pair of text.slice(colon + 1).split(",")) {
     const [key, value] = pair.split("=");
-    if (!numeric.includes(key) || value === undefined || Number.isNaN(Number(value))) {
-      throw new Error(`--fault ${text}: unknown setting "${pair}" (known: ${numeric.join(", ")})`);
+    // Number("") is 0: an empty value must not pass as one.
+    if (!isSetting(key) || !value?.trim() || Number.isNaN(Number(value))) {
+      throw new Error(`--fault ${text}: "${pair}" is not setting=number (settings: ${SETTINGS.join(", ")})`);
     }
     (rule as unknown as Record<string, number>)[key] = Number(value);
   }
-  validateRule(rule);
+  try {
+    validateRule(rule);
+  } catch (error) {
+    throw new Error(`--fault ${text}: ${(error as Error).message}`, { cause: error });
+  }
   return rule;
 }

@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { AddressInfo } from "node:net";
-import { FaultInjector, FaultRule } from "./faults";
+import { FaultInjector, parseFaultsBody } from "./faults";
 import { RequestEffect, RequestLog } from "./request-log";
 
 export interface ServiceRequest {
@@ -40,6 +40,13 @@ export interface ServiceOptions {
   log: RequestLog;
   /** @default 16 MiB */
   maxBodyBytes?: number;
+  /**
+   * Resolves once every change made so far is durable (the state file is written). Awaited after
+   * each handled request, before its answer (or its committed drop) goes out, so an acknowledged
+   * change survives the process being killed; when it rejects, the answer is a 500.
+   * @default nothing to wait for
+   */
+  persisted?: () => Promise<void>;
 }
 
 export interface RunningService {
@@ -142,7 +149,8 @@ async function handleRequest(
       return;
   }
 
-  const answer = await definition.handle({ method, url, headers: req.headers, body }, endpoint);
+  const handled = await definition.handle({ method, url, headers: req.headers, body }, endpoint);
+  const answer = await onceDurable(definition, options, handled);
   if (decision.outcome === "commit-then-drop") {
     record(null, answer.effect);
     req.socket.destroy();
@@ -150,6 +158,21 @@ async function handleRequest(
   }
   record(answer.status, answer.effect);
   send(res, answer);
+}
+
+/** The handler's answer once its change is durable; the service's 500 if it cannot be made so. */
+async function onceDurable(
+  definition: ServiceDefinition,
+  options: ServiceOptions,
+  answer: ServiceResponse,
+): Promise<ServiceResponse> {
+  try {
+    await options.persisted?.();
+    return answer;
+  } catch (error) {
+    process.stderr.write(`[emulator:${definition.name}] ${(error as Error).message}\n`);
+    return { ...definition.internalErrorResponse(), effect: answer.effect };
+  }
 }
 
 /** The body, or undefined when it is over the limit (the rest is discarded). */
@@ -196,8 +219,10 @@ function answerAdmin(
     }
     if (path === "faults" && method === "GET") return json(200, { rules: options.faults.list() });
     if (path === "faults" && (method === "PUT" || method === "POST")) {
-      const parsed = JSON.parse(body?.toString("utf8") || "{}") as { rules?: FaultRule[]; seed?: number };
-      options.faults.set(parsed.rules ?? [], parsed.seed);
+      // A cut-off body must not pass for an empty one: that would turn every fault off.
+      if (body === undefined) return json(413, { error: "the body is over the size limit; no rule changed" });
+      const { rules, seed } = parseFaultsBody(body.toString("utf8"));
+      options.faults.set(rules, seed); // checks every rule before it replaces any
       return json(200, { rules: options.faults.list() });
     }
     return json(404, { error: `no admin endpoint ${method} /__emulator/${path}` });

@@ -146,25 +146,3 @@ describe("emulator", () => {
     }
   });
 });
-
-describe("emulator state file", () => {
-  it("keeps serving when the file cannot be written, and writes again once it can", async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "emulator-state-"));
-    const stateFile = path.join(dir, "missing-dir", "state.json");
-    const emulator = await startEmulator({ stateFile });
-    const stderr = jest.spyOn(process.stderr, "write").mockImplementation(() => true);
-    try {
-      await clientFor(emulator).createDomain("unwritten.example.com");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(stderr.mock.calls.some(([text]) => String(text).includes("could not write"))).toBe(true);
-      await fs.mkdir(path.join(dir, "missing-dir"));
-      await clientFor(emulator).createDomain("written.example.com");
-      await emulator.stop();
-      const saved = JSON.parse(await fs.readFile(stateFile, "utf8")) as { domains: { name: string }[] };
-      expect(saved.domains.map((d) => d.name)).toEqual(["unwritten.example.com", "written.example.com"]);
-    } finally {
-      stderr.mockRestore();
-      await fs.rm(dir, { recursive: true, force: true });
-    }
-  });
-});
