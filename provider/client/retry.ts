@@ -22,8 +22,11 @@ export const defaultRetryPolicy = (): RetryPolicy => ({
 
 /**
  * The wait before retry number `retry` (1 = first retry): capped exponential backoff with "equal
- * jitter" (half fixed, half random, so concurrent clients spread out but never retry at once),
- * and never shorter than what the server asked for in `Retry-After`.
+ * jitter" (half fixed, half random, so concurrent clients spread out but never retry at once).
+ * When the server asked for a wait in `Retry-After`, that wait is the fixed part and the jitter
+ * comes on top (up to half of it or of the backoff, whichever is longer, at most half the cap):
+ * every client refused at one instant is told the same wait, and would otherwise all come back
+ * at the same instant again.
  */
 export function backoffDelay(
   retry: number,
@@ -32,6 +35,7 @@ export function backoffDelay(
   retryAfterMs?: number,
 ): number {
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
-  const jittered = exponential / 2 + random() * (exponential / 2);
-  return Math.round(Math.max(jittered, retryAfterMs ?? 0));
+  const asked = retryAfterMs ?? 0;
+  const spread = Math.min(policy.maxDelayMs, Math.max(exponential, asked)) / 2;
+  return Math.round(Math.max(exponential / 2, asked) + random() * spread);
 }
