@@ -358,6 +358,8 @@ export class EmailDeliveryClient {
     const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
     const timeoutMs = op.timeoutMs ?? this.settings.requestTimeoutMs ?? 30_000;
     let attempts = 0;
+    // Refused with 429: the service did nothing, so these count against the budget only.
+    let refused = 0;
     // Once an answer was lost, the request may have been applied, even later (a slow server).
     let answerLost = false;
     // "look": find what a lost request made before sending again; "confirm": a resend conflicted,
@@ -376,7 +378,8 @@ export class EmailDeliveryClient {
 
     for (;;) {
       const remaining = policy.budgetMs - (Date.now() - started);
-      if (lastError && (attempts >= policy.maxAttempts || remaining <= 0)) throw fail(conflict ?? lastError);
+      if (lastError && (attempts - refused >= policy.maxAttempts || remaining <= 0))
+        throw fail(conflict ?? lastError);
       attempts++;
       const requestTimeout = Math.max(1, Math.min(timeoutMs, remaining));
 
@@ -415,6 +418,7 @@ export class EmailDeliveryClient {
           }
         }
         if (error.kind !== "transient") throw fail(error);
+        if (error.httpStatus === 429) refused++;
         if (mayHaveBeenApplied(error)) {
           if (op.afterLostAnswer === "stop") throw fail(error, { outcomeUnknown: true });
           answerLost = true;

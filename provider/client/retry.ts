@@ -1,9 +1,10 @@
 /**
  * How hard the client tries. Only transient failures (429, 5xx, network errors, timeouts) are
- * retried, within both an attempt cap and a total time budget.
+ * retried, within both an attempt cap and a total time budget. A 429 proves nothing was done, so
+ * requests refused with it count against the budget only.
  */
 export interface RetryPolicy {
-  /** Requests per operation at most, the first included. @default 6 */
+  /** Requests per operation at most, the first included; those refused with 429 are not counted. @default 6 */
   maxAttempts: number;
   /** Delay before the first retry; doubles each time. @default 250 */
   baseDelayMs: number;
