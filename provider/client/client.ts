@@ -9,7 +9,8 @@ import {
   withDetails,
 } from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
-import { processRuntime } from "./process-runtime";
+import { outcomeOf, RequestOutcome } from "./adaptive-rate-limiter";
+import { processRuntime, rateLimiterFor } from "./process-runtime";
 import { redact } from "./redact";
 import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "./retry";
 import { ResponseSchemas, responseSchemas } from "./schemas";
@@ -88,7 +89,9 @@ const NOT_SENT_CODES = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"];
  *
  * - Every failure is an EmailApiError with a kind: auth, not-found, conflict, validation, transient.
  * - Transient failures are retried with capped, jittered exponential backoff within an attempt cap
- *   and a time budget, honouring `Retry-After`. Others are never retried.
+ *   and a time budget, honouring `Retry-After` with jitter on top. Others are never retried.
+ * - Requests to one service with one key go through one rate limiter per process, which paces
+ *   them at a rate learned from the service's 429s (see adaptive-rate-limiter.ts).
  * - A create whose answer was lost is not resent blindly: the object is looked up by its natural
  *   key first (domain name; route name + domain id).
  * - Concurrent lists of one kind share one request process-wide; writes through any client in the
@@ -101,6 +104,8 @@ export class EmailDeliveryClient {
   private readonly policy: RetryPolicy;
   private readonly baseUrl: string;
   private readonly flightScope: string;
+  /** Whose rate limit a request counts against, by the key it is sent with. */
+  private readonly rateScopes: Record<Auth, string>;
   private schemaCache?: ResponseSchemas;
 
   constructor(private readonly settings: ClientSettings) {
@@ -118,6 +123,10 @@ export class EmailDeliveryClient {
     });
     // Lists are shared only between clients that would get the same answer: same URL, same key.
     this.flightScope = `${this.baseUrl}#${fingerprint(settings.apiKey)}`;
+    this.rateScopes = {
+      server: this.flightScope,
+      master: `${this.baseUrl}#${fingerprint(settings.masterKey)}`,
+    };
   }
 
   // ---- domains ----
@@ -360,6 +369,9 @@ export class EmailDeliveryClient {
     let attempts = 0;
     // Refused with 429: the service did nothing, so these count against the budget only.
     let refused = 0;
+    // Waiting for this process's turn to send is not the service failing: not part of the budget.
+    let queuedMs = 0;
+    const elapsed = () => Date.now() - started - queuedMs;
     // Once an answer was lost, the request may have been applied, even later (a slow server).
     let answerLost = false;
     // "look": find what a lost request made before sending again; "confirm": a resend conflicted,
@@ -377,7 +389,7 @@ export class EmailDeliveryClient {
       });
 
     for (;;) {
-      const remaining = policy.budgetMs - (Date.now() - started);
+      const remaining = policy.budgetMs - elapsed();
       if (lastError && (attempts - refused >= policy.maxAttempts || remaining <= 0))
         throw fail(conflict ?? lastError);
       attempts++;
@@ -397,6 +409,7 @@ export class EmailDeliveryClient {
         }
       } else {
         const result = await this.send(op, attempts, requestTimeout);
+        queuedMs += result.queuedMs;
         if (result.ok) {
           const parsed = this.parse(op, result.data);
           if (parsed.ok) return parsed.value;
@@ -428,7 +441,7 @@ export class EmailDeliveryClient {
       }
 
       const delay = backoffDelay(attempts, policy, random, lastError.retryAfterMs);
-      if (Date.now() - started + delay >= policy.budgetMs) throw fail(conflict ?? lastError);
+      if (elapsed() + delay >= policy.budgetMs) throw fail(conflict ?? lastError);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
@@ -458,12 +471,17 @@ export class EmailDeliveryClient {
     }
   }
 
-  /** One HTTP request; never throws. */
-  private async send<T>(op: Operation<T>, attempt: number, timeoutMs: number): Promise<Interpretation> {
+  /** One HTTP request, once the rate limiter lets it go (`queuedMs`: how long that took); never throws. */
+  private async send<T>(
+    op: Operation<T>,
+    attempt: number,
+    timeoutMs: number,
+  ): Promise<Interpretation & { queuedMs: number }> {
     const auth = op.auth ?? "server";
     const key = auth === "master" ? this.settings.masterKey : this.settings.apiKey;
     const secrets = [this.settings.apiKey, this.settings.masterKey];
     let result: Interpretation;
+    let queuedMs = 0;
     if (!key) {
       result = {
         ok: false,
@@ -477,6 +495,10 @@ export class EmailDeliveryClient {
         }),
       };
     } else {
+      const queuedFrom = Date.now();
+      const permit = await rateLimiterFor(this.rateScopes[auth]).acquire();
+      queuedMs = Date.now() - queuedFrom;
+      let outcome: RequestOutcome = "other";
       try {
         const response = await this.http.post(`api/v1/${op.operation}`, {
           json: op.body,
@@ -488,8 +510,11 @@ export class EmailDeliveryClient {
           { operation: op.operation, httpStatus: response.statusCode, body: response.body, retryAfter },
           secrets,
         );
+        outcome = outcomeOf(response.statusCode, result.ok ? undefined : result.error.retryAfterMs);
       } catch (error) {
         result = { ok: false, error: networkError(op.operation, this.baseUrl, timeoutMs, error, secrets) };
+      } finally {
+        permit.release(outcome);
       }
     }
     this.settings.onAttempt?.({
@@ -499,7 +524,7 @@ export class EmailDeliveryClient {
       httpStatus: result.ok ? undefined : result.error.httpStatus,
       code: result.ok ? undefined : result.error.code,
     });
-    return result;
+    return { ...result, queuedMs };
   }
 }
 
