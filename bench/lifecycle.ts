@@ -160,7 +160,8 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
   return { routes: n, domains: domainCount, steps };
 }
 
-async function createOne(
+/** check, then create, as the provider host calls them for a new resource. */
+export async function createOne(
   provider: pulumi.dynamic.ResourceProvider,
   news: Record<string, unknown>,
 ): Promise<Held> {
