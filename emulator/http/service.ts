@@ -39,7 +39,7 @@ export interface ServiceOptions {
   port: number;
   faults: FaultInjector;
   log: RequestLog;
-  /** A request rate limit; it applies to the service it names, and is set through either port. */
+  /** A request rate limit; it applies to the service it names, and is set through either port. @default none */
   rateLimit?: ServiceRateLimit;
   /** @default 16 MiB */
   maxBodyBytes?: number;
