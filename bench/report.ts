@@ -5,6 +5,7 @@ import { isIdeal, LifecycleResult, listsPerKind, StepResult } from "./lifecycle"
 import type { MemoryPeak } from "./memory";
 import type { OverheadFigures } from "./overhead";
 import type { ProviderTextFigures } from "./provider-text";
+import type { RateLimitedFigures } from "./rate-limit";
 import type { StateSizeFigures } from "./state-size";
 import { total } from "./setup";
 import type { VerificationFigures } from "./verification";
@@ -18,6 +19,8 @@ export interface BenchResults {
   memory?: MemoryPeak & { routes: number };
   overhead: OverheadFigures[];
   verification: VerificationFigures[];
+  /** Routes created at once against a rate-limited service, then the same without a limit. */
+  rateLimited?: RateLimitedFigures[];
   providerTexts: ProviderTextFigures[];
   stateSize: StateSizeFigures[];
 }
@@ -25,6 +28,8 @@ export interface BenchResults {
 export const TARGETS = {
   refreshListsPerKind: 2,
   overheadRatio: 1.25,
+  rateLimitedRequestsRatio: 1.25,
+  rateLimitedTimeRatio: 1.2,
 };
 
 /** Plain-text tables of every figure. */
@@ -69,6 +74,7 @@ export function formatReport(results: BenchResults): string {
         o.ratio <= TARGETS.overheadRatio ? "ok" : "MISSED",
       ]),
     ),
+    ...rateLimitedReport(results.rateLimited ?? []),
     "",
     "Verification: records valid T s after create starts (target: delay ≤ poll cap, ≤ 1 check request per poll)",
     table(
@@ -152,6 +158,54 @@ export function formatReport(results: BenchResults): string {
     );
   }
   return out.join("\n") + "\n";
+}
+
+function rateLimitedReport(runs: RateLimitedFigures[]): string[] {
+  if (runs.length === 0) return [];
+  const { rateLimitedRequestsRatio: requestsTarget, rateLimitedTimeRatio: timeTarget } = TARGETS;
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  return [
+    "",
+    "Routes created at once (check + create each) against a server-wide rate limit, then without one; ideal: one",
+    "create per route plus the lists the service accepted, the first `burst` at once and the rest at the limit's",
+    `rate (target: no failures, requests ≤ ${requestsTarget}× ideal, time ≤ ${timeTarget}× ideal)`,
+    table(
+      [
+        "routes",
+        "limit",
+        "requests",
+        "ideal",
+        "ratio",
+        "429s",
+        "failures",
+        "time",
+        "ideal time",
+        "ratio",
+        "verdict",
+      ],
+      runs.map((run) => {
+        const requestsRatio = run.requests / run.idealRequests;
+        const timeRatio = run.idealMs ? run.ms / run.idealMs : undefined;
+        const met =
+          run.failures === 0 &&
+          requestsRatio <= requestsTarget &&
+          (timeRatio === undefined || timeRatio <= timeTarget);
+        return [
+          String(run.routes),
+          run.limit ? `${run.limit.requestsPerSecond}/s, burst ${run.limit.burst}` : "none",
+          String(run.requests),
+          String(run.idealRequests),
+          requestsRatio.toFixed(2),
+          String(run.throttled),
+          String(run.failures),
+          seconds(run.ms),
+          run.idealMs === undefined ? "-" : seconds(run.idealMs),
+          timeRatio === undefined ? "-" : timeRatio.toFixed(2),
+          met ? "ok" : "MISSED",
+        ];
+      }),
+    ),
+  ];
 }
 
 function kib(bytes: number): string {

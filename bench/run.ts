@@ -3,6 +3,7 @@
  * latency, the provider text each resource stores and the state it makes, and peak memory,
  * against the emulator on 127.0.0.1, with the package packed and installed from its tarball into
  * a throwaway project, as users install it.
+ * Also routes created at once against a rate-limited service, and the same without a limit.
  * Prints a table; writes bench/results/latest.json and bench/results/refresh-requests.svg.
  *
  * Options: --sizes 10,100,1000   --samples 300   --valid-after 3,6   --no-host
@@ -16,6 +17,7 @@ import { MemoryPeak, sampleMemory } from "./memory";
 import { measureOverhead } from "./overhead";
 import { installPackage } from "./package";
 import { measureProviderTexts, serializeByValue } from "./provider-text";
+import { measureRateLimited, RateLimitedFigures } from "./rate-limit";
 import { BenchResults, formatReport, writeResults } from "./report";
 import { since, startBenchEmulator } from "./setup";
 import { measureStateSize } from "./state-size";
@@ -87,6 +89,16 @@ async function main(): Promise<void> {
 
     progress("overhead against raw got");
     const overhead = await measureOverhead(emulator, providers, samples);
+    progress("rate limit: 200 routes at once at 20 requests/s, burst 20; then without a limit, 5 times");
+    const rateLimited: RateLimitedFigures[] = [
+      await measureRateLimited(emulator, {
+        routes: 200,
+        limit: { requestsPerSecond: 20, burst: 20 },
+        providers,
+      }),
+    ];
+    for (let i = 0; i < 5; i++)
+      rateLimited.push(await measureRateLimited(emulator, { routes: 200, providers }));
     const verification: VerificationFigures[] = [];
     for (const seconds of validAfter) {
       progress(`verification, records valid after ${seconds} s`);
@@ -106,6 +118,7 @@ async function main(): Promise<void> {
       memory,
       overhead,
       verification,
+      rateLimited,
       providerTexts,
       stateSize,
     };

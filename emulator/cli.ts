@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
+import { parseRateLimit } from "./http/rate-limit";
 import { Emulator, startEmulator } from "./start";
 
 const HELP = `Usage: npm run emulator -- [options]
@@ -25,9 +26,12 @@ const HELP = `Usage: npm run emulator -- [options]
                         "**:rate429=0.3,retryAfterSeconds=0"; repeatable (see emulator/http/faults.ts);
                         latencyMs at most 600000 (10 minutes), retryAfterSeconds whole, at most 86400
   --fault-seed N        seed of the fault draws (default 1)
+  --rate-limit R[/B]    limit the email API to R requests per second, bursts of B (default R):
+                        over it, 429 with Retry-After in whole seconds, and nothing is done
 
-At run time: GET/DELETE /__emulator/requests and GET/PUT /__emulator/faults on either HTTP port
-(PUT {"rules": [...]} replaces every rule; a malformed body changes none).`;
+At run time, on either HTTP port: GET/DELETE /__emulator/requests, GET/PUT /__emulator/faults
+(PUT {"rules": [...]} replaces every rule; a malformed body changes none), GET/PUT/DELETE
+/__emulator/rate-limit (PUT {"limit":{"requestsPerSecond":20,"burst":20}}).`;
 
 /**
  * Starts the emulator from command-line arguments and prints its settings through `print`.
@@ -53,6 +57,7 @@ export async function runCli(
       state: { type: "string" },
       fault: { type: "string", multiple: true },
       "fault-seed": { type: "string", default: "1" },
+      "rate-limit": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -83,6 +88,7 @@ export async function runCli(
     stateFile: values.state,
     faults: (values.fault ?? []).map(parseFaultRule),
     faultSeed: Number(values["fault-seed"]),
+    rateLimit: values["rate-limit"] === undefined ? undefined : parseRateLimit(values["rate-limit"]),
   });
 
   print("# email delivery emulator — paste into an env file, or `export` each line");

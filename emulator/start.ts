@@ -4,6 +4,7 @@ import { CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config"
 import { startDnsServer } from "./dns";
 import { emailApiService, seedServer } from "./email-api";
 import { FaultInjector, FaultRule } from "./http/faults";
+import { RateLimit, ServiceRateLimit } from "./http/rate-limit";
 import { RequestLog } from "./http/request-log";
 import { RunningService, startHttpService } from "./http/service";
 import { EmulatorState } from "./store/state";
@@ -45,6 +46,8 @@ export interface EmulatorOptions {
   faults?: FaultRule[];
   /** Seed of the fault injector's random draws. @default 1 */
   faultSeed?: number;
+  /** A server-wide request rate limit of the email API (429 with `Retry-After` over it). @default none */
+  rateLimit?: RateLimit;
 }
 
 export interface Emulator {
@@ -53,6 +56,8 @@ export interface Emulator {
   dns: { host: string; port: number; address: string };
   /** The shared fault injector: `emulator.faults.set([...])`. */
   faults: FaultInjector;
+  /** The email API's rate limit: `emulator.rateLimit.set({ requestsPerSecond, burst })`. */
+  rateLimit: ServiceRateLimit;
   /** Requests received by both HTTP servers. */
   requests: RequestLog;
   /** The live state (read it in tests; mutate only through the APIs). */
@@ -76,6 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const faults = new FaultInjector(options.faultSeed ?? 1);
   faults.set(options.faults ?? []);
   const requests = new RequestLog();
+  const rateLimit = new ServiceRateLimit("email-api", options.rateLimit);
 
   const existing = store.state.servers[0];
   const existingKey = (type: "API" | "SMTP") =>
@@ -108,7 +114,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       splitLongTxt: options.splitLongTxt ?? true,
     };
     const serve = (definition: Parameters<typeof startHttpService>[0], port = 0): Promise<RunningService> =>
-      startHttpService(definition, { host, port, faults, log: requests, persisted: () => store.persisted() });
+      startHttpService(definition, {
+        host,
+        port,
+        faults,
+        log: requests,
+        rateLimit,
+        persisted: () => store.persisted(),
+      });
 
     const emailApi = await serve(
       emailApiService({ store, dns, masterKey, resolver: () => resolver }),
@@ -130,6 +143,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       },
       dns: { host: dnsServer.host, port: dnsServer.port, address: dnsAddress },
       faults,
+      rateLimit,
       requests,
       state: store.state,
       envLines: () => [

@@ -16,7 +16,8 @@ export interface RequestLogEntry {
   path: string;
   /** HTTP status sent, or null when the connection was closed without an answer. */
   status: number | null;
-  fault: FaultOutcome | null;
+  /** The fault injected, `rate-limit` when refused over the rate limit, or null. */
+  fault: FaultOutcome | "rate-limit" | null;
   latencyMs: number;
   effect?: RequestEffect;
 }

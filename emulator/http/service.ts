@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import { AddressInfo } from "node:net";
 import { FaultInjector, parseFaultsBody } from "./faults";
+import { answerRateLimitAdmin, ServiceRateLimit } from "./rate-limit";
 import { RequestEffect, RequestLog } from "./request-log";
 
 export interface ServiceRequest {
@@ -38,6 +39,8 @@ export interface ServiceOptions {
   port: number;
   faults: FaultInjector;
   log: RequestLog;
+  /** A request rate limit; it applies to the service it names, and is set through either port. @default none */
+  rateLimit?: ServiceRateLimit;
   /** @default 16 MiB */
   maxBodyBytes?: number;
   /**
@@ -59,8 +62,9 @@ const ADMIN_PREFIX = "/__emulator/";
 
 /**
  * Serves a definition on a real port, wrapping every request in fault injection and the request
- * log. `/__emulator/requests` (GET, DELETE) and `/__emulator/faults` (GET, PUT) are the control
- * surface for tests and curl; they are never logged or faulted.
+ * log. `/__emulator/requests` (GET, DELETE), `/__emulator/faults` (GET, PUT) and
+ * `/__emulator/rate-limit` (GET, PUT, DELETE) are the control surface for tests and curl; they are
+ * never logged, faulted or rate-limited.
  */
 export async function startHttpService(
   definition: ServiceDefinition,
@@ -111,6 +115,14 @@ async function handleRequest(
   }
 
   const endpoint = definition.endpointOf(method, url.pathname);
+  // Over the rate limit, a request is refused before anything else: no fault draw, no work.
+  const admission = options.rateLimit?.admit(definition.name);
+  if (admission && !admission.allowed) {
+    const entry = { service: definition.name, endpoint, method, path: url.pathname, latencyMs: 0 };
+    options.log.add({ ...entry, status: 429, fault: "rate-limit" });
+    send(res, withRetryAfter(definition.faultResponse(429), admission.retryAfterSeconds));
+    return;
+  }
   const decision = options.faults.decide(endpoint);
   const record = (status: number | null, effect?: RequestEffect) =>
     options.log.add({
@@ -136,13 +148,10 @@ async function handleRequest(
       record(null);
       req.socket.destroy();
       return;
-    case "429": {
-      const answer = definition.faultResponse(429);
-      answer.headers = { ...answer.headers, "Retry-After": String(decision.retryAfterSeconds) };
+    case "429":
       record(429);
-      send(res, answer);
+      send(res, withRetryAfter(definition.faultResponse(429), decision.retryAfterSeconds));
       return;
-    }
     case "503":
       record(503);
       send(res, definition.faultResponse(503));
@@ -191,6 +200,10 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | un
   });
 }
 
+function withRetryAfter(answer: ServiceResponse, seconds: number): ServiceResponse {
+  return { ...answer, headers: { ...answer.headers, "Retry-After": String(seconds) } };
+}
+
 function send(res: http.ServerResponse, answer: ServiceResponse, close = false): void {
   res.statusCode = answer.status;
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
@@ -224,6 +237,10 @@ function answerAdmin(
       const { rules, seed } = parseFaultsBody(body.toString("utf8"));
       options.faults.set(rules, seed); // checks every rule before it replaces any
       return json(200, { rules: options.faults.list() });
+    }
+    if (path === "rate-limit" && options.rateLimit) {
+      const answer = answerRateLimitAdmin(options.rateLimit, method, body?.toString("utf8") ?? "");
+      return json(answer.status, answer.value);
     }
     return json(404, { error: `no admin endpoint ${method} /__emulator/${path}` });
   } catch (error) {

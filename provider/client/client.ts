@@ -10,9 +10,10 @@ import {
   withDetails,
 } from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
-import { ListPage, nextPageStep, PagingContext, repeatedId } from "./pages";
+import { outcomeOf, RequestOutcome } from "./adaptive-rate-limiter";
 import { keyProblem } from "./key-check";
-import { processRuntime } from "./process-runtime";
+import { ListPage, nextPageStep, PagingContext, repeatedId } from "./pages";
+import { processRuntime, rateLimiterFor } from "./process-runtime";
 import { redact } from "./redact";
 import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "./retry";
 import { ResponseSchemas, responseSchemas } from "./schemas";
@@ -110,7 +111,9 @@ const NOT_SENT_CODES = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"];
  *
  * - Every failure is an EmailApiError with a kind: auth, not-found, conflict, validation, transient.
  * - Transient failures are retried with capped, jittered exponential backoff within an attempt cap
- *   and a time budget, honouring `Retry-After`. Others are never retried.
+ *   and a time budget, honouring `Retry-After` with jitter on top. Others are never retried.
+ * - Requests to one service with one key go through one rate limiter per process, which paces
+ *   them at a rate learned from the service's 429s (see adaptive-rate-limiter.ts).
  * - A create whose answer was lost is not resent blindly: the object is looked up by its natural
  *   key first (domain name; route name + domain id).
  * - Concurrent lists of one kind share one request process-wide; writes through any client in the
@@ -465,6 +468,11 @@ export class EmailDeliveryClient {
     return `${this.baseUrl}#${fingerprint(this.apiKey)}#${kind}`;
   }
 
+  /** Whose rate limit a request counts against: the service, as reached with the key it is sent with. */
+  private rateScope(auth: Auth): string {
+    return `${this.baseUrl}#${fingerprint(auth === "master" ? this.settings.masterKey : this.apiKey)}`;
+  }
+
   /** Every key this client holds, for scrubbing texts. */
   private secrets(): (string | undefined)[] {
     return [this.settings.apiKey, this.settings.fallbackApiKey, this.settings.masterKey];
@@ -495,6 +503,11 @@ export class EmailDeliveryClient {
     const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
     const timeoutMs = op.timeoutMs ?? this.settings.requestTimeoutMs ?? 30_000;
     let attempts = 0;
+    // Refused with 429: the service did nothing, so these count against the budget only.
+    let refused = 0;
+    // Waiting for this process's turn to send is not the service failing: not part of the budget.
+    let queuedMs = 0;
+    const elapsed = () => Date.now() - started - queuedMs;
     // Once an answer was lost, the request may have been applied, even later (a slow server).
     let answerLost = false;
     // "look": find what a lost request made before sending again; "confirm": a resend conflicted,
@@ -514,8 +527,9 @@ export class EmailDeliveryClient {
       });
 
     for (;;) {
-      const remaining = policy.budgetMs - (Date.now() - started);
-      if (lastError && (attempts >= policy.maxAttempts || remaining <= 0)) throw fail(conflict ?? lastError);
+      const remaining = policy.budgetMs - elapsed();
+      if (lastError && (attempts - refused >= policy.maxAttempts || remaining <= 0))
+        throw fail(conflict ?? lastError);
       attempts++;
       const requestTimeout = Math.max(1, Math.min(timeoutMs, remaining));
 
@@ -533,6 +547,7 @@ export class EmailDeliveryClient {
         }
       } else {
         const result = await this.send(op, attempts, requestTimeout);
+        queuedMs += result.queuedMs;
         if (result.ok) {
           if (op.read && result.data === undefined) {
             // An empty success to a list: a catch-all or health route answered, not the service.
@@ -569,6 +584,7 @@ export class EmailDeliveryClient {
         // (Not on other refusals: a suspended server or a proxy's 403 says nothing of the key.)
         if (isKeyRefused(error) && (op.auth ?? "server") === "server" && this.useFallbackKey()) continue;
         if (error.kind !== "transient") throw fail(error);
+        if (error.httpStatus === 429) refused++;
         if (mayHaveBeenApplied(error)) {
           if (op.afterLostAnswer === "stop") throw fail(error, { outcomeUnknown: true });
           answerLost = true;
@@ -578,7 +594,7 @@ export class EmailDeliveryClient {
       }
 
       const delay = backoffDelay(attempts, policy, random, lastError.retryAfterMs);
-      if (Date.now() - started + delay >= policy.budgetMs) throw fail(conflict ?? lastError);
+      if (elapsed() + delay >= policy.budgetMs) throw fail(conflict ?? lastError);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
@@ -608,12 +624,17 @@ export class EmailDeliveryClient {
     }
   }
 
-  /** One HTTP request; never throws. */
-  private async send<T>(op: Operation<T>, attempt: number, timeoutMs: number): Promise<Interpretation> {
+  /** One HTTP request, once the rate limiter lets it go (`queuedMs`: how long that took); never throws. */
+  private async send<T>(
+    op: Operation<T>,
+    attempt: number,
+    timeoutMs: number,
+  ): Promise<Interpretation & { queuedMs: number }> {
     const auth = op.auth ?? "server";
     const key = auth === "master" ? this.settings.masterKey : this.apiKey;
     const secrets = this.secrets();
     let result: Interpretation;
+    let queuedMs = 0;
     if (!key) {
       result = {
         ok: false,
@@ -627,6 +648,10 @@ export class EmailDeliveryClient {
         }),
       };
     } else {
+      const queuedFrom = Date.now();
+      const permit = await rateLimiterFor(this.rateScope(auth)).acquire();
+      queuedMs = Date.now() - queuedFrom;
+      let outcome: RequestOutcome = "other";
       try {
         const response = await this.http.post(`api/v1/${op.operation}`, {
           json: op.body,
@@ -638,8 +663,11 @@ export class EmailDeliveryClient {
           { operation: op.operation, httpStatus: response.statusCode, body: response.body, retryAfter },
           secrets,
         );
+        outcome = outcomeOf(response.statusCode, result.ok ? undefined : result.error.retryAfterMs);
       } catch (error) {
         result = { ok: false, error: networkError(op.operation, this.baseUrl, timeoutMs, error, secrets) };
+      } finally {
+        permit.release(outcome);
       }
     }
     this.settings.onAttempt?.({
@@ -649,7 +677,7 @@ export class EmailDeliveryClient {
       httpStatus: result.ok ? undefined : result.error.httpStatus,
       code: result.ok ? undefined : result.error.code,
     });
-    return result;
+    return { ...result, queuedMs };
   }
 }
 

@@ -1,5 +1,6 @@
 import * as http from "node:http";
 import * as https from "node:https";
+import { AdaptiveRateLimiter } from "./adaptive-rate-limiter";
 import type { ResponseSchemas } from "./schemas";
 import { SingleFlight } from "./single-flight";
 
@@ -15,6 +16,11 @@ export interface ProcessRuntime {
   lists: SingleFlight;
   /** The response parsers, built once per process (building them costs more than a request). */
   schemas?: ResponseSchemas;
+  /**
+   * How fast to send, per base URL and key (a service's rate limit counts every client of the
+   * key in the process). Optional: a runtime made by an older copy of this package has none.
+   */
+  rateLimiters?: Map<string, AdaptiveRateLimiter>;
 }
 
 /** Connections per API host at most: keeps a large refresh from opening hundreds of sockets. */
@@ -38,6 +44,24 @@ export function processRuntime(): ProcessRuntime {
     holder[slot] = runtime;
   }
   return runtime;
+}
+
+/** The rate limiter of one base URL and key (`scope`), made on first use. */
+export function rateLimiterFor(scope: string): AdaptiveRateLimiter {
+  const limiters = (processRuntime().rateLimiters ??= new Map());
+  let limiter = limiters.get(scope);
+  if (!limiter) {
+    // Capped at the connection pool's size, so that before any 429 it holds back nothing the
+    // pool would have sent, and after one only a pool's worth can be on its way.
+    limiter = new AdaptiveRateLimiter({ maxInFlight: MAX_SOCKETS_PER_HOST });
+    limiters.set(scope, limiter);
+  }
+  return limiter;
+}
+
+/** Forgets what was learned of every service's rate limit (tests and benchmarks that start afresh). */
+export function forgetRateLimits(): void {
+  processRuntime().rateLimiters = new Map();
 }
 
 /** Forgets every shared list, in flight or reusable (benchmarks timing reads that must fetch). */

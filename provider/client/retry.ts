@@ -1,9 +1,10 @@
 /**
  * How hard the client tries. Only transient failures (429, 5xx, network errors, timeouts) are
- * retried, within both an attempt cap and a total time budget.
+ * retried, within both an attempt cap and a total time budget. A 429 proves nothing was done, so
+ * requests refused with it count against the budget only.
  */
 export interface RetryPolicy {
-  /** Requests per operation at most, the first included. @default 6 */
+  /** Requests per operation at most, the first included; those refused with 429 are not counted. @default 6 */
   maxAttempts: number;
   /** Delay before the first retry; doubles each time. @default 250 */
   baseDelayMs: number;
@@ -22,8 +23,11 @@ export const defaultRetryPolicy = (): RetryPolicy => ({
 
 /**
  * The wait before retry number `retry` (1 = first retry): capped exponential backoff with "equal
- * jitter" (half fixed, half random, so concurrent clients spread out but never retry at once),
- * and never shorter than what the server asked for in `Retry-After`.
+ * jitter" (half fixed, half random, so concurrent clients spread out but never retry at once).
+ * When the server asked for a wait in `Retry-After`, that wait is the fixed part and the jitter
+ * comes on top (up to half of it or of the backoff, whichever is longer, at most half the cap):
+ * every client refused at one instant is told the same wait, and would otherwise all come back
+ * at the same instant again.
  */
 export function backoffDelay(
   retry: number,
@@ -32,6 +36,7 @@ export function backoffDelay(
   retryAfterMs?: number,
 ): number {
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
-  const jittered = exponential / 2 + random() * (exponential / 2);
-  return Math.round(Math.max(jittered, retryAfterMs ?? 0));
+  const asked = retryAfterMs ?? 0;
+  const spread = Math.min(policy.maxDelayMs, Math.max(exponential, asked)) / 2;
+  return Math.round(Math.max(exponential / 2, asked) + random() * spread);
 }

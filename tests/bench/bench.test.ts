@@ -28,8 +28,13 @@ describe("bench: requests per lifecycle step, N = 10", () => {
     expect(result.steps.map((s) => s.step)).toEqual(["create", "refresh", "update", "delete"]);
   });
 
-  it("create: one create per object, no lookups", () => {
-    expect(step("create").requests).toEqual({ "domains/create": 1, "routes/create": 10 });
+  it("create: one create per object, and one list per burst of creates proving the names free", () => {
+    expect(step("create").requests).toEqual({
+      "domains/list": 1,
+      "domains/create": 1,
+      "routes/list": 2,
+      "routes/create": 10,
+    });
     expect(isIdeal(step("create"))).toBe(true);
   });
 

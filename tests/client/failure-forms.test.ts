@@ -197,6 +197,26 @@ describe("failure forms over the wire", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });
 
+  it("counts 429s against the time budget, not the attempt cap: a 429 proves nothing was done", async () => {
+    const tooMany = { status: 429, body: "slow down", headers: { "Retry-After": "0" } };
+    const unavailable = { status: 503, body: "" };
+    const { result, error, received } = await run(
+      [
+        ...Array<Script>(5).fill(tooMany),
+        unavailable,
+        tooMany,
+        unavailable,
+        unavailable,
+        { status: 200, body: envelope([domainJson]) },
+      ],
+      (c) => c.listDomains(),
+    );
+    expect(error).toBeUndefined();
+    expect(result).toHaveLength(1);
+    // maxAttempts is 4: three 503s and the success count, the six 429s do not
+    expect(received).toHaveLength(10);
+  });
+
   it("gives up at once when Retry-After is beyond the budget", async () => {
     const server = await startScriptedServer([{ status: 429, body: "", headers: { "Retry-After": "120" } }]);
     const client = createClient({ baseUrl: server.url, apiKey: KEY, retry: { budgetMs: 5000 } });

@@ -31,6 +31,28 @@ describe("backoffDelay", () => {
     expect(backoffDelay(5, policy, () => 1, 10)).toBe(1000);
   });
 
+  it("spreads retries beyond Retry-After: clients refused at one instant do not all come back at one", () => {
+    // Retry-After: 1, as a service that answers in whole seconds sends it
+    const delays = [0, 0.25, 0.5, 0.75, 0.999].map((r) => backoffDelay(1, policy, () => r, 1000));
+    expect(new Set(delays).size).toBe(delays.length);
+    expect(Math.min(...delays)).toBe(1000);
+    expect(Math.max(...delays)).toBeGreaterThanOrEqual(1400);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 60 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        fc.integer({ min: 0, max: 120_000 }),
+        (retry, r, retryAfterMs) => {
+          const delay = backoffDelay(retry, policy, () => r, retryAfterMs);
+          // never before Retry-After; the jitter on top within half the cap
+          return (
+            delay >= retryAfterMs && delay <= retryAfterMs + Math.max(policy.maxDelayMs, retryAfterMs / 2)
+          );
+        },
+      ),
+    );
+  });
+
   it("has sane defaults", () => {
     expect(defaultRetryPolicy()).toEqual({
       maxAttempts: 6,

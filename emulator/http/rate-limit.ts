@@ -1,0 +1,125 @@
+/**
+ * A server-wide request rate limit, as many hosted APIs have (Postal itself has none): a token
+ * bucket holding `burst` tokens, refilled at `requestsPerSecond`. A request takes one token; with
+ * none left it is answered 429 before it is handled (nothing is done), with `Retry-After` in whole
+ * seconds, rounded up, as most services send it: `1` even when the next token is 50 ms away.
+ * Clients must cope with that: waiting exactly `Retry-After` makes every refused request come
+ * back at the same instant.
+ */
+
+export interface RateLimit {
+  /** Tokens added per second. */
+  requestsPerSecond: number;
+  /** Tokens the bucket holds at most (and holds when the limit is set). */
+  burst: number;
+}
+
+/** What the limit decided for one request. */
+export type Admission = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** The token bucket itself; `now` in milliseconds, from any monotonic clock. */
+export class TokenBucket {
+  private tokens: number;
+  private updatedAt: number;
+
+  constructor(
+    readonly limit: RateLimit,
+    now: number,
+  ) {
+    this.tokens = limit.burst;
+    this.updatedAt = now;
+  }
+
+  take(now: number): Admission {
+    const elapsed = Math.max(0, now - this.updatedAt) / 1000;
+    this.tokens = Math.min(this.limit.burst, this.tokens + elapsed * this.limit.requestsPerSecond);
+    this.updatedAt = now;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return { allowed: true };
+    }
+    const seconds = (1 - this.tokens) / this.limit.requestsPerSecond;
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(seconds)) };
+  }
+}
+
+/**
+ * The limit of one emulated service, changeable while it runs (`PUT /__emulator/rate-limit`).
+ * Setting a limit starts a full bucket; `undefined` turns limiting off.
+ */
+export class ServiceRateLimit {
+  private bucket: TokenBucket | undefined;
+
+  constructor(
+    /** The service it applies to (its request-log name, e.g. `email-api`). */
+    readonly service: string,
+    limit?: RateLimit,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.set(limit);
+  }
+
+  set(limit: RateLimit | undefined): void {
+    if (limit) validateRateLimit(limit);
+    this.bucket = limit && new TokenBucket({ ...limit }, this.clock());
+  }
+
+  get(): RateLimit | undefined {
+    return this.bucket && { ...this.bucket.limit };
+  }
+
+  /** Takes a token for a request to `service`; other services are not limited. */
+  admit(service: string): Admission {
+    if (service !== this.service || !this.bucket) return { allowed: true };
+    return this.bucket.take(this.clock());
+  }
+}
+
+export function validateRateLimit(limit: RateLimit): void {
+  const { requestsPerSecond, burst } = limit as Partial<RateLimit>;
+  if (typeof requestsPerSecond !== "number" || !(requestsPerSecond > 0 && requestsPerSecond < Infinity)) {
+    throw new Error("rate limit: `requestsPerSecond` must be a number above 0");
+  }
+  if (typeof burst !== "number" || !Number.isInteger(burst) || burst < 1) {
+    throw new Error("rate limit: `burst` must be a whole number of at least 1");
+  }
+}
+
+/** Parses the command-line form `RATE/BURST` (e.g. `20/20`), or `RATE` for a burst of one second's worth. */
+export function parseRateLimit(text: string): RateLimit {
+  const match = /^\s*([0-9.]+)\s*(?:\/\s*([0-9]+)\s*)?$/.exec(text);
+  if (!match) throw new Error(`--rate-limit ${text}: expected REQUESTS_PER_SECOND[/BURST], e.g. 20/20`);
+  const requestsPerSecond = Number(match[1]);
+  const limit = {
+    requestsPerSecond,
+    burst: match[2] ? Number(match[2]) : Math.max(1, Math.ceil(requestsPerSecond)),
+  };
+  try {
+    validateRateLimit(limit);
+  } catch (error) {
+    throw new Error(`--rate-limit ${text}: ${(error as Error).message}`, { cause: error });
+  }
+  return limit;
+}
+
+/**
+ * `/__emulator/rate-limit`: GET answers `{limit}` (null when off); PUT with
+ * `{"limit": {"requestsPerSecond": 20, "burst": 20}}` sets it (a full bucket), with
+ * `{"limit": null}` or DELETE turns it off. Throws on a bad limit (the caller answers 400).
+ */
+export function answerRateLimitAdmin(
+  rateLimit: ServiceRateLimit,
+  method: string,
+  body: string,
+): { status: number; value: unknown } {
+  if (method === "PUT" || method === "POST") {
+    const parsed = JSON.parse(body || "{}") as { limit?: RateLimit | null };
+    if (!("limit" in parsed)) throw new Error('rate limit: expected {"limit": {...}} or {"limit": null}');
+    rateLimit.set(parsed.limit ?? undefined);
+  } else if (method === "DELETE") {
+    rateLimit.set(undefined);
+  } else if (method !== "GET") {
+    return { status: 405, value: { error: `${method} /__emulator/rate-limit is not supported` } };
+  }
+  return { status: 200, value: { service: rateLimit.service, limit: rateLimit.get() ?? null } };
+}
