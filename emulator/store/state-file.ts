@@ -48,7 +48,9 @@ export class StateFile {
         `.${path.basename(this.filePath)}.${process.pid}.tmp`,
       );
       try {
-        await fs.writeFile(temp, text, "utf8");
+        // Flushed before the rename: after a power cut the file is the old state or the new one,
+        // never an empty or partial one.
+        await fs.writeFile(temp, text, { encoding: "utf8", flush: true });
         await fs.rename(temp, this.filePath);
       } catch (error) {
         await fs.rm(temp, { force: true }).catch(() => undefined);

@@ -112,6 +112,15 @@ const stateSchema: z.ZodType<EmulatorState> = z
         });
       }
     }
+    // The emulator prints the first server's API key for clients: it must have one.
+    const first = state.servers[0];
+    if (first && !state.credentials.some((c) => c.serverId === first.id && c.type === "API")) {
+      context.addIssue({
+        code: "custom",
+        path: ["credentials"],
+        message: `must hold an API credential for server ${first.id} (the key the emulator prints)`,
+      });
+    }
   });
 
 /**

@@ -144,6 +144,30 @@ export class AdaptiveRateLimiter {
     });
   }
 
+  /**
+   * As `acquire`, but gives up after `maxWaitMs` of waiting: undefined then, and the request is
+   * not sent (a caller with a deadline of its own, such as one poll of a verification).
+   */
+  acquireWithin(maxWaitMs: number): Promise<Permit | undefined> {
+    if (this.waiting.length === 0 && this.tryStart()) return Promise.resolve(this.permit());
+    return new Promise((resolve) => {
+      // Declared first: Pulumi's closure serializer cannot capture a variable used before its
+      // declaration (a program that serializes these providers serializes this too).
+      const pending: { timer?: unknown; waiter?: () => void } = {};
+      pending.waiter = () => {
+        this.clock.clearTimer(pending.timer);
+        resolve(this.permit());
+      };
+      pending.timer = this.clock.setTimer(() => {
+        const index = this.waiting.indexOf(pending.waiter!);
+        if (index >= 0) this.waiting.splice(index, 1);
+        resolve(undefined);
+      }, maxWaitMs);
+      this.waiting.push(pending.waiter);
+      this.pump();
+    });
+  }
+
   private permit(): Permit {
     const sentAt = this.clock.now();
     let released = false;

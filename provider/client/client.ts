@@ -42,6 +42,12 @@ export interface ClientSettings {
    * then on by this client.
    */
   fallbackApiKey?: string;
+  /**
+   * Longest a request waits for its turn under this process's own limits (the in-flight cap, the
+   * pace learned from 429s) before it fails as transient, unsent: for callers with a deadline of
+   * their own. @default no limit: a burst against a slow service waits its turn
+   */
+  permitWaitMs?: number;
   /** Appended to the message of an auth failure: where the key came from, what to do. */
   authFailureHint?: string;
   /** Master key, sent as `X-Master-Key`. Needed by createServer only. */
@@ -103,8 +109,11 @@ interface Operation<T> {
   settleAfterLostAnswer?: (error: EmailApiError) => { value: T } | undefined;
 }
 
-/** Network errors that prove the request never reached the service. */
-const NOT_SENT_CODES = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"];
+/** A request this process held back past `permitWaitMs`: never sent. */
+const HELD_BACK = "HELD_BACK";
+
+/** Errors that prove the request never reached the service. */
+const NOT_SENT_CODES = ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", HELD_BACK];
 
 /**
  * A client for the email delivery service's API (Postal's legacy HTTP API, `/api/v1/...`).
@@ -194,7 +203,8 @@ export class EmailDeliveryClient {
         },
         afterLostAnswer: {
           lookup: async (timeoutMs) => {
-            const domain = find(await this.fetchDomains({ maxAttempts: 1 }, timeoutMs));
+            // One request, within what is left of the create's budget (429s included).
+            const domain = find(await this.fetchDomains({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs));
             // One made well before this call would have been in the list that proved the name free.
             if (!domain || madeBefore(domain.createdAt, startedAt)) return undefined;
             return { domain, dnsRecords: undefined, recovered: true };
@@ -273,7 +283,7 @@ export class EmailDeliveryClient {
         },
         afterLostAnswer: {
           lookup: async (timeoutMs) => {
-            const route = (await this.fetchRoutes({ maxAttempts: 1 }, timeoutMs)).find(
+            const route = (await this.fetchRoutes({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs)).find(
               (r) =>
                 sameName(r) &&
                 // Postal keeps no endpoint on a route whose mode does not deliver.
@@ -593,7 +603,12 @@ export class EmailDeliveryClient {
         lastError = error;
       }
 
-      const delay = backoffDelay(attempts, policy, random, lastError.retryAfterMs);
+      // Give up only when the wait the service asks for (or the bare backoff) does not fit; the
+      // jitter on top is cut to leave the retry a second of its own.
+      const least = lastError.retryAfterMs ?? 0;
+      if (elapsed() + least >= policy.budgetMs) throw fail(conflict ?? lastError);
+      const jittered = backoffDelay(attempts, policy, random, lastError.retryAfterMs);
+      const delay = Math.max(least, Math.min(jittered, policy.budgetMs - elapsed() - 1000));
       if (elapsed() + delay >= policy.budgetMs) throw fail(conflict ?? lastError);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
@@ -649,8 +664,22 @@ export class EmailDeliveryClient {
       };
     } else {
       const queuedFrom = Date.now();
-      const permit = await rateLimiterFor(this.rateScope(auth)).acquire();
+      const limiter = rateLimiterFor(this.rateScope(auth));
+      const waitMs = this.settings.permitWaitMs;
+      const permit = await (waitMs === undefined ? limiter.acquire() : limiter.acquireWithin(waitMs));
       queuedMs = Date.now() - queuedFrom;
+      if (!permit) {
+        result = {
+          ok: false,
+          error: emailApiError({
+            operation: op.operation,
+            kind: "transient",
+            code: HELD_BACK,
+            serviceMessage: `not sent: held back ${queuedMs} ms by this process's own limit on requests to ${this.baseUrl}`,
+          }),
+        };
+        return { ...result, queuedMs };
+      }
       let outcome: RequestOutcome = "other";
       try {
         const response = await this.http.post(`api/v1/${op.operation}`, {

@@ -81,10 +81,13 @@ async function verify(inputs: VerificationInputs & { __provider?: string }): Pro
   // One request per poll, bounded by the wait: a failed poll is simply "not yet", and the next
   // poll is the retry.
   const checkOnce = async (requestTimeoutMs: number) => {
+    // The poll's bound covers everything in it: 429s (which the client otherwise retries within
+    // its own 60 s), the wait for this process's turn to send, and the name lookup.
     const client = serviceClient({
-      retry: { maxAttempts: 1 },
+      retry: { maxAttempts: 1, budgetMs: requestTimeoutMs },
       checkTimeoutMs: requestTimeoutMs,
       requestTimeoutMs,
+      permitWaitMs: requestTimeoutMs,
     });
     const result = await client.checkDomain(inputs.domainId);
     if (!named && failingChecks(result, inputs.checks).length > 0) {

@@ -47,6 +47,20 @@ describe("AdaptiveRateLimiter", () => {
     expect(clock.pending()).toBe(0);
   });
 
+  it("acquireWithin gives up after its wait, leaving its place to the next request", async () => {
+    const { clock, limiter } = limiterOn({ maxInFlight: 1 });
+    const held = await limiter.acquire();
+    const outcomes: string[] = [];
+    void limiter.acquireWithin(100).then((permit) => outcomes.push(permit ? "sent" : "gave up"));
+    void limiter.acquireWithin(1000).then((permit) => outcomes.push(permit ? "sent" : "gave up"));
+    await clock.run(100);
+    expect(outcomes).toEqual(["gave up"]);
+    held.release("accepted"); // the place goes to the request still waiting, not the one that gave up
+    await settle();
+    expect(outcomes).toEqual(["gave up", "sent"]);
+    expect(clock.pending()).toBe(0);
+  });
+
   it("after a 429 paces requests at what the service accepted over the last second", async () => {
     const { clock, limiter, startedAt, request, answered } = limiterOn();
     await answered(20, "accepted");
