@@ -1,11 +1,9 @@
-import * as http from "node:http";
-import { AddressInfo } from "node:net";
 import { createClient, EmailApiError } from "../../provider/client";
 import { MAX_PAGES } from "../../provider/client/pages";
 import { domainProvider } from "../../provider/providers";
 import { forgetConfig } from "../../provider/providers/connection";
-import { configureRequest } from "../support/providers";
-import { envelope } from "../support/scripted-server";
+import { configureForUrl } from "../support/providers";
+import { PageRequest, startListFork } from "../support/list-fork";
 
 const KEY = "ScriptedKey0000000000001";
 
@@ -25,50 +23,14 @@ const domain = (id: number): ForkDomain => ({
 
 /**
  * A fork whose `domains/list` answer is built per request by `answer` (its `data`), given the
- * request body and how many list requests came before. Anything else is a 400.
+ * request body and how many list requests came before. Anything else is refused.
  */
-async function startFork(answer: (body: { page?: number; per_page?: number }, index: number) => unknown) {
-  const received: Record<string, unknown>[] = [];
-  const server = http.createServer((req, res) => {
-    let text = "";
-    req.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    req.on("end", () => {
-      const body = (text ? JSON.parse(text) : {}) as { page?: number; per_page?: number };
-      const index = received.length;
-      received.push(body);
-      if (req.url !== "/api/v1/domains/list") {
-        res.writeHead(400);
-        res.end("unexpected");
-        return;
-      }
-      const data = answer(body, index);
-      if (data === undefined) {
-        res.writeHead(400, { "content-type": "application/json" });
-        res.end(envelope({ code: "Stop", message: "the test server stopped answering" }, "error"));
-        return;
-      }
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(envelope(data));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
+const startFork = (answer: (body: PageRequest, index: number) => unknown) =>
+  startListFork(({ path, body, index }) => (path === "domains/list" ? answer(body, index) : undefined));
 
 /** What a refresh's `read` of domain `id` concludes from the fork: its id, undefined (gone), or refused. */
 async function refreshRead(url: string, id: number): Promise<string | undefined> {
-  forgetConfig();
-  await domainProvider.configure!(
-    configureRequest({ "emailDelivery:baseUrl": url, "emailDelivery:apiKey": KEY }),
-  );
+  await configureForUrl(url, [domainProvider]);
   try {
     const read = await domainProvider.read!(String(id), {
       name: `d${id}.example.com`,

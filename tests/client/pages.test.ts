@@ -1,11 +1,9 @@
-import * as http from "node:http";
-import { AddressInfo } from "node:net";
 import { createClient, EmailApiError } from "../../provider/client";
 import { MAX_PAGES, nextPageStep, repeatedId } from "../../provider/client/pages";
 import { domainProvider, routeProvider } from "../../provider/providers";
 import { forgetConfig } from "../../provider/providers/connection";
-import { configureRequest } from "../support/providers";
-import { envelope } from "../support/scripted-server";
+import { configureForUrl } from "../support/providers";
+import { startListFork } from "../support/list-fork";
 
 const KEY = "ScriptedKey0000000000001";
 
@@ -90,36 +88,20 @@ async function startPagingFork(count: number, options: { ignorePage?: boolean } 
     created_at: "2026-01-01T00:00:00Z",
   }));
   const routes = domains.map((d) => ({ id: d.id, uuid: `r-${d.id}`, name: "inbox", domain_id: d.id }));
-  const received: { path: string; body: Record<string, unknown> }[] = [];
-  const server = http.createServer((req, res) => {
-    let text = "";
-    req.on("data", (chunk: Buffer) => (text += chunk.toString()));
-    req.on("end", () => {
-      const body = (text ? JSON.parse(text) : {}) as { page?: number; per_page?: number };
-      const path = (req.url ?? "").replace("/api/v1/", "");
-      received.push({ path, body });
-      const [kind, items] = path === "routes/list" ? ["routes", routes] : ["domains", domains];
-      const perPage = body.per_page ?? 30;
-      const page = options.ignorePage ? 1 : (body.page ?? 1);
-      const data = {
-        [kind]: items.slice((page - 1) * perPage, page * perPage),
-        pagination: {
-          current_page: page,
-          per_page: perPage,
-          total_pages: Math.ceil(items.length / perPage),
-          total_count: items.length,
-        },
-      };
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(envelope(data));
-    });
+  return startListFork(({ path, body }) => {
+    const [kind, items] = path === "routes/list" ? ["routes", routes] : ["domains", domains];
+    const perPage = body.per_page ?? 30;
+    const page = options.ignorePage ? 1 : (body.page ?? 1);
+    return {
+      [kind]: items.slice((page - 1) * perPage, page * perPage),
+      pagination: {
+        current_page: page,
+        per_page: perPage,
+        total_pages: Math.ceil(items.length / perPage),
+        total_count: items.length,
+      },
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
 }
 
 describe("a service that pages its lists", () => {
@@ -157,10 +139,7 @@ describe("a service that pages its lists", () => {
   it("never reads a domain or route on a later page as gone (a refresh would drop it from state)", async () => {
     const fork = await startPagingFork(45);
     try {
-      forgetConfig();
-      const config = configureRequest({ "emailDelivery:baseUrl": fork.url, "emailDelivery:apiKey": KEY });
-      await domainProvider.configure!(config);
-      await routeProvider.configure!(config);
+      await configureForUrl(fork.url, [domainProvider, routeProvider]);
       const domain = await domainProvider.read!("40", {
         name: "d40.example.com",
         adopt: false,

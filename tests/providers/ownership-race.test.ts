@@ -1,9 +1,7 @@
 import { domainProvider, routeProvider } from "../../provider/providers";
-import { forgetConfig, setClientDefaults } from "../../provider/providers/connection";
-import { configureRequest } from "../support/providers";
+import { forgetConfig } from "../../provider/providers/connection";
+import { configureForUrl } from "../support/providers";
 import { envelope, startScriptedServer } from "../support/scripted-server";
-
-const KEY = "ScriptedKey0000000000001";
 
 /**
  * A busy service shared with another stack. This call lists (the name is free), sends its create,
@@ -13,14 +11,6 @@ const KEY = "ScriptedKey0000000000001";
  */
 describe("a lost create that never arrived, while another stack creates the same name", () => {
   afterEach(() => forgetConfig());
-
-  const configure = async (url: string) => {
-    forgetConfig();
-    setClientDefaults({ retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-    const request = configureRequest({ "emailDelivery:baseUrl": url, "emailDelivery:apiKey": KEY });
-    await domainProvider.configure!(request);
-    await routeProvider.configure!(request);
-  };
 
   it("the domain provider never deletes the other stack's domain (and its routes)", async () => {
     const name = "race.example.com";
@@ -35,7 +25,7 @@ describe("a lost create that never arrived, while another stack creates the same
       { status: 200, body: envelope({ ...theirs, id: 8, dns_records: records }) }, // domains/create
     ]);
     try {
-      await configure(server.url);
+      await configureForUrl(server.url, [domainProvider, routeProvider]);
       await domainProvider.create({ name, adopt: false, __provider: "text" }).catch(() => undefined);
       const deletes = server.received.filter((r) => r.path === "/api/v1/domains/delete");
       expect(deletes.map((r) => JSON.parse(r.body))).toEqual([]);
@@ -57,7 +47,7 @@ describe("a lost create that never arrived, while another stack creates the same
       { status: 200, body: envelope([route]) }, // routes/list: it has a route
     ]);
     try {
-      await configure(server.url);
+      await configureForUrl(server.url, [domainProvider, routeProvider]);
       const error = await domainProvider.create({ name, adopt: false, __provider: "text" }).then(
         () => undefined,
         (e: Error) => e,
@@ -101,7 +91,7 @@ describe("a lost create that never arrived, while another stack creates the same
       { status: 200, body: envelope([ours]) }, // routes/list, from then on
     ]);
     try {
-      await configure(server.url);
+      await configureForUrl(server.url, [domainProvider, routeProvider]);
       const outcome = await routeProvider
         .create({ name: "held", domainId: 3, endpointId: 1, mode: "Hold", spamMode: "Mark", adopt: false })
         .then(
@@ -118,14 +108,6 @@ describe("a lost create that never arrived, while another stack creates the same
 describe("create answers that do not fit the request", () => {
   afterEach(() => forgetConfig());
 
-  const configure = async (url: string) => {
-    forgetConfig();
-    setClientDefaults({ retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-    const request = configureRequest({ "emailDelivery:baseUrl": url, "emailDelivery:apiKey": KEY });
-    await domainProvider.configure!(request);
-    await routeProvider.configure!(request);
-  };
-
   it("an answer to domains/create that names another domain is not taken as this call's domain", async () => {
     // A desynchronised keep-alive connection or a caching proxy hands back another request's answer.
     const other = { id: 7, uuid: "u-7", name: "someone-else.example.com", created_at: null, dns_records: [] };
@@ -134,7 +116,7 @@ describe("create answers that do not fit the request", () => {
       { status: 200, body: envelope(other) }, // domains/create: someone else's domain
     ]);
     try {
-      await configure(server.url);
+      await configureForUrl(server.url, [domainProvider, routeProvider]);
       const outcome = await domainProvider
         .create({ name: "mine.example.com", adopt: false, __provider: "text" })
         .then(
@@ -158,7 +140,7 @@ describe("create answers that do not fit the request", () => {
       { status: 200, body: envelope({ id: 5, name }) }, // domains/delete
     ]);
     try {
-      await configure(server.url);
+      await configureForUrl(server.url, [domainProvider, routeProvider]);
       const error = await domainProvider.create({ name, adopt: false, __provider: "text" }).then(
         () => undefined,
         (e: Error) => e,

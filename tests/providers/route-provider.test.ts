@@ -1,7 +1,7 @@
 import { routeProvider } from "../../provider/providers";
 import { UNKNOWN } from "../../provider/inputs";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
-import { configureFor, configureRequest, failure } from "../support/providers";
+import { configureFor, configureForUrl, failure } from "../support/providers";
 import { forgetConfig } from "../../provider/providers/connection";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 
@@ -229,13 +229,7 @@ describe("routeProvider reading Postal's return-path route", () => {
       { status: 200, body: envelope([]) }, // domains/list
     ]);
     try {
-      forgetConfig();
-      await routeProvider.configure!(
-        configureRequest({
-          "emailDelivery:baseUrl": server.url,
-          "emailDelivery:apiKey": "ScriptedKey0000000000001",
-        }),
-      );
+      await configureForUrl(server.url, [routeProvider]);
       const state = {
         name: "__returnpath__",
         domainId: 4,
@@ -272,13 +266,7 @@ describe("routeProvider against a service that clears the endpoint of a non-deli
       { status: 200, body: envelope([{ id: 4, uuid: "d", name: "x.example.com" }]) }, // domains/list (read)
     ]);
     try {
-      forgetConfig();
-      await routeProvider.configure!(
-        configureRequest({
-          "emailDelivery:baseUrl": server.url,
-          "emailDelivery:apiKey": "ScriptedKey0000000000001",
-        }),
-      );
+      await configureForUrl(server.url, [routeProvider]);
       const wanted = {
         name: "hold",
         domainId: 4,

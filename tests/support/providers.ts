@@ -23,17 +23,25 @@ export async function configureFor(
   providers: pulumi.dynamic.ResourceProvider[],
   apiKey = emulator.emailApi.apiKey,
 ): Promise<void> {
+  await configureForUrl(emulator.emailApi.url, providers, apiKey);
+}
+
+/** The key scripted servers are called with (they accept any). */
+export const SCRIPTED_KEY = "ScriptedKey0000000000001";
+
+/** As `configureFor`, for a service at `url` (a scripted server, a fork). */
+export async function configureForUrl(
+  url: string,
+  providers: pulumi.dynamic.ResourceProvider[],
+  apiKey = SCRIPTED_KEY,
+): Promise<void> {
   forgetConfig();
   // The service's behaviour under faults is tested elsewhere; here retries just need to be quick.
   setClientDefaults({ retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-  const request = configureRequest({
-    "emailDelivery:baseUrl": emulator.emailApi.url,
-    "emailDelivery:apiKey": apiKey,
-  });
+  const request = configureRequest({ "emailDelivery:baseUrl": url, "emailDelivery:apiKey": apiKey });
   for (const provider of providers) await provider.configure!(request);
 }
 
-/** Calls a provider method that must fail, and returns its error. */
 export async function failure(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
   try {
     await promise;

@@ -25,10 +25,16 @@ export async function startScriptedServer(scripts: Script[]) {
       res.end(script.body);
     });
   });
+  return { ...(await listenOnLoopback(server)), received };
+}
+
+/** Starts `server` on 127.0.0.1 on a free port: its URL, and how to stop it (connections too). */
+export async function listenOnLoopback(
+  server: http.Server,
+): Promise<{ url: string; close: () => Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
