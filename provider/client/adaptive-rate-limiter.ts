@@ -47,11 +47,11 @@ export interface AdaptiveRateLimiterOptions {
 
 /** How a request sent under a permit ended. */
 export type RequestOutcome =
-  /** The service answered, with anything but 429: it spent capacity on the request. */
+  /** The service answered, with anything but 429 or 503: it spent capacity on the request. */
   | "accepted"
   /** The service answered 429: it did nothing. */
   | "throttled"
-  /** Says nothing about the service's rate: no answer (network error, timeout), or a 429 that asks for no wait. */
+  /** Says nothing about the service's rate: no answer (network error, timeout), a 503, or a 429 that asks for no wait. */
   | "other";
 
 /** The right to send one request; release it exactly once with how the request ended. */
@@ -64,6 +64,8 @@ export interface Permit {
  * slows nothing: the service says it need not.
  */
 export function outcomeOf(httpStatus: number, retryAfterMs: number | undefined): RequestOutcome {
+  // A 503 is an outage, not the service's rate: counting it as accepted would inflate the rate.
+  if (httpStatus === 503) return "other";
   if (httpStatus !== 429) return "accepted";
   return retryAfterMs === 0 ? "other" : "throttled";
 }

@@ -134,9 +134,10 @@ describe("AdaptiveRateLimiter", () => {
     expect(startedAt).toEqual(Array(50).fill(clock.now()));
   });
 
-  it("learns from 429s only: a 429 asking for no wait, and no answer, teach nothing", () => {
+  it("learns from 429s only: a 429 asking for no wait, a 503, and no answer, teach nothing", () => {
     expect(outcomeOf(200, undefined)).toBe("accepted");
-    expect(outcomeOf(503, 1000)).toBe("accepted");
+    expect(outcomeOf(503, 1000)).toBe("other"); // an outage says nothing of the rate
+    expect(outcomeOf(500, undefined)).toBe("accepted");
     expect(outcomeOf(429, 1000)).toBe("throttled");
     expect(outcomeOf(429, undefined)).toBe("throttled");
     expect(outcomeOf(429, 0)).toBe("other");
