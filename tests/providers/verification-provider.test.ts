@@ -3,7 +3,7 @@ import { UNKNOWN } from "../../provider/inputs";
 import type { DnsRecord } from "../../provider/client";
 import { publishRecords, unpublishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
-import { configureFor, configureRequest, failure } from "../support/providers";
+import { configureFor, configureRequest, failure, verificationInputs } from "../support/providers";
 import { ALL_CHECKS_OK } from "../support/checks";
 import { envelope, Script, startScriptedServer } from "../support/scripted-server";
 
@@ -29,14 +29,7 @@ describe("verificationProvider", () => {
   };
   const only = (records: DnsRecord[], ...purposes: string[]) =>
     records.filter((r) => purposes.includes(r.purpose));
-  const inputs = (domainId: number, overrides: Record<string, unknown> = {}) => ({
-    domainId,
-    checks: ["spf", "dkim", "mx", "returnPath"],
-    timeoutSeconds: 10,
-    pollIntervalSeconds: 1,
-    __provider: "serialized provider text",
-    ...overrides,
-  });
+  const inputs = verificationInputs;
 
   describe("check", () => {
     it("fills defaults: all four checks, 600 s, polls from 5 s, waits of at most 5 s", async () => {

@@ -2,7 +2,7 @@ import { createClient } from "../../provider/client";
 import { forgetRateLimits, forgetSharedLists } from "../../provider/client/process-runtime";
 import { verificationProvider } from "../../provider/providers";
 import { forgetConfig, setClientDefaults } from "../../provider/providers/connection";
-import { configureRequest, failure } from "../support/providers";
+import { configureRequest, failure, verificationInputs } from "../support/providers";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 
 /**
@@ -11,14 +11,7 @@ import { envelope, startScriptedServer } from "../support/scripted-server";
  * moves when the service answers, or jest's fake timers), never measured.
  */
 const KEY = "ScriptedKey0000000000001";
-const inputs = (domainId: number, overrides: Record<string, unknown> = {}) => ({
-  domainId,
-  checks: ["spf", "dkim", "mx", "returnPath"],
-  timeoutSeconds: 10,
-  pollIntervalSeconds: 1,
-  __provider: "serialized provider text",
-  ...overrides,
-});
+const inputs = verificationInputs;
 
 async function configureForServer(url: string) {
   forgetConfig();

@@ -62,3 +62,15 @@ export function loaderTexts(): { domain: string; route: string; verification: st
     verification: providerLoaderText("verificationProvider"),
   };
 }
+
+/** A DomainVerification's inputs as `check` returns them: every check, 10 s, polling each 1 s. */
+export function verificationInputs(domainId: number, overrides: Record<string, unknown> = {}) {
+  return {
+    domainId,
+    checks: ["spf", "dkim", "mx", "returnPath"],
+    timeoutSeconds: 10,
+    pollIntervalSeconds: 1,
+    __provider: "serialized provider text",
+    ...overrides,
+  };
+}
