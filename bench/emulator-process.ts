@@ -1,3 +1,4 @@
+import * as http from "node:http";
 import type { Emulator } from "../emulator";
 import type { RateLimit } from "../emulator/http/rate-limit";
 import type { RequestLogEntry } from "../emulator/http/request-log";
@@ -62,16 +63,8 @@ export async function startEmulatorProcess(args: string[] = []): Promise<BenchEm
  * nothing: the process that started it stops it.
  */
 export function connectEmulator(env: Record<string, string>): BenchEmulator {
-  const admin = async (method: string, what: string, body?: unknown) => {
-    const response = await fetch(`${env.EMAIL_DELIVERY_BASE_URL}/__emulator/${what}`, {
-      method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} /__emulator/${what}: HTTP ${response.status} ${text}`);
-    return JSON.parse(text) as unknown;
-  };
+  const admin = async (method: string, what: string, body?: unknown) =>
+    JSON.parse(await send(`${env.EMAIL_DELIVERY_BASE_URL}/__emulator/${what}`, { method, body })) as unknown;
   const zones = Object.entries(env)
     .filter(([name]) => name.startsWith("CLOUDFLARE_ZONE_ID_"))
     .map(([name, id]) => ({
@@ -95,6 +88,38 @@ export function connectEmulator(env: Record<string, string>): BenchEmulator {
       void (limit ? await admin("PUT", "rate-limit", { limit }) : await admin("DELETE", "rate-limit")),
     stop: async () => undefined,
   };
+}
+
+/**
+ * One request on a connection of its own; the answer's text (any status but 2xx throws). Not
+ * `fetch`: its kept-alive sockets, idle while a step runs, can be closed by the server just as they
+ * are reused ("other side closed"), and resending would make the counts wrong (a POST twice is
+ * two records).
+ */
+export function send(
+  url: string,
+  options: { method: string; headers?: Record<string, string>; body?: unknown },
+): Promise<string> {
+  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers = {
+    ...options.headers,
+    ...(payload === undefined ? {} : { "Content-Type": "application/json" }),
+  };
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: options.method, agent: false, headers }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("error", reject);
+      response.on("end", () => {
+        const status = response.statusCode ?? 0;
+        if (status >= 200 && status < 300) resolve(text);
+        else reject(new Error(`${options.method} ${url}: HTTP ${status} ${text}`));
+      });
+    });
+    request.on("error", reject);
+    request.end(payload);
+  });
 }
 
 /** Requests per endpoint (email API names as `domains/list`, the stand-in's as `cloudflare:…`). */

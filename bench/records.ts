@@ -1,6 +1,6 @@
 import type { DnsRecord } from "../provider/client";
 import { cloudflareRecordArgs } from "../provider/dns";
-import type { BenchEmulator } from "./emulator-process";
+import { BenchEmulator, send } from "./emulator-process";
 
 /**
  * A domain's DNS records in the Cloudflare stand-in, sent by the bench as the Cloudflare provider
@@ -20,18 +20,12 @@ async function cloudflare(
   what: string,
   body?: unknown,
 ): Promise<{ id: string }> {
-  const response = await fetch(
-    `${emulator.cloudflare.url}/zones/${emulator.cloudflare.zones[0].id}/${what}`,
-    {
-      method,
-      headers: {
-        Authorization: `Bearer ${emulator.cloudflare.apiToken}`,
-        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    },
-  );
-  const answer = (await response.json()) as { success: boolean; errors: unknown[]; result: { id: string } };
+  const text = await send(`${emulator.cloudflare.url}/zones/${emulator.cloudflare.zones[0].id}/${what}`, {
+    method,
+    headers: { Authorization: `Bearer ${emulator.cloudflare.apiToken}` },
+    body,
+  });
+  const answer = JSON.parse(text) as { success: boolean; errors: unknown[]; result: { id: string } };
   if (!answer.success) throw new Error(`${method} ${what}: ${JSON.stringify(answer.errors)}`);
   return answer.result;
 }
