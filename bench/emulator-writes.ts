@@ -8,12 +8,11 @@
 import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startEmulatorProcess } from "../tests/support/emulator-process";
+import { startEmulatorProcess } from "./emulator-process";
 
 async function measure(requests: number, concurrency: number, stateFile?: string): Promise<number> {
-  const start = await startEmulatorProcess(stateFile ? ["--state", stateFile] : []);
-  if (start.kind !== "running") throw new Error(`the emulator exited: ${start.stderr}`);
-  const { env } = start.emulator;
+  const emulator = await startEmulatorProcess(stateFile ? ["--state", stateFile] : []);
+  const env = emulator.env!;
   const url = `${env.CLOUDFLARE_BASE_URL}/zones/${env.CLOUDFLARE_ZONE_ID_EXAMPLE_COM}/dns_records`;
   const create = async (n: number) => {
     const response = await fetch(url, {
@@ -35,7 +34,7 @@ async function measure(requests: number, concurrency: number, stateFile?: string
     );
     return requests / (Number(process.hrtime.bigint() - began) / 1e9);
   } finally {
-    await start.emulator.stop();
+    await emulator.stop();
   }
 }
 

@@ -1,7 +1,8 @@
-import type { Emulator } from "../emulator";
 import { ProviderHost, rpcSecret, startProviderHost, urnFor } from "../tests/support/provider-host";
-import type { Fleet, Held, StepResult } from "./lifecycle";
-import { emailApiCounts, since } from "./setup";
+import type { BenchEmulator } from "./emulator-process";
+import { Fleet, Held, refreshIdeal, StepResult } from "./lifecycle";
+import { readRecords } from "./records";
+import { requestCounts, since } from "./setup";
 
 /**
  * The same refresh through the real dynamic-provider host of `@pulumi/pulumi` (a child process
@@ -19,10 +20,10 @@ export interface RefreshHost {
  * project the texts load their package from); `step`: the row's name in the report.
  */
 export function refreshHost(
-  emulator: Emulator,
-  options: { texts: { domain: string; route: string }; cwd: string; step: string },
+  emulator: BenchEmulator,
+  options: { texts: { domain: string; route: string; verification: string }; cwd: string; step: string },
 ): RefreshHost {
-  const { domain: domainText, route: routeText } = options.texts;
+  const { domain: domainText, route: routeText, verification: verificationText } = options.texts;
   return {
     async refresh(fleet) {
       // A refresh is a Pulumi command of its own: the engine starts a host for it.
@@ -45,24 +46,36 @@ export function refreshHost(
             urn: urnFor("emailDelivery:Route", `r${i}`),
             text: routeText,
           })),
+          ...fleet.verifications.map((held, i) => ({
+            held: { id: held.id, state: stored(held) },
+            urn: urnFor("emailDelivery:DomainVerification", `v${i}`),
+            text: verificationText,
+          })),
         ];
         // The first read of each kind loads its provider's text, as at the start of a real refresh;
-        // its list requests count (a later read may reuse them). Then the rest, all at once.
-        emulator.requests.clear();
+        // its requests count (a later read may reuse its lists). Then the other reads, all at once,
+        // and the records' reads beside them (sent by the bench, as the Cloudflare provider would).
+        await emulator.requests.clear();
         const start = performance.now();
-        for (const kind of [reads[0], reads[fleet.domains.length]]) {
-          await host.read(kind.held.id, kind.urn, { ...kind.held.state, __provider: kind.text });
-        }
-        const answers = await Promise.all(
-          reads.map(({ held, urn, text }) => host.read(held.id, urn, { ...held.state, __provider: text })),
-        );
+        const firsts = new Set([0, fleet.domains.length, fleet.domains.length + fleet.routes.length]);
+        const answers: { id?: string }[] = [];
+        const readAt = async (i: number) => {
+          const { held, urn, text } = reads[i];
+          answers[i] = await host.read(held.id, urn, { ...held.state, __provider: text });
+        };
+        for (const i of firsts) if (i < reads.length) await readAt(i);
+        await Promise.all([
+          ...reads.map((_, i) => (firsts.has(i) ? undefined : readAt(i))),
+          ...fleet.records.map((records) => readRecords(emulator, records)),
+        ]);
         const ms = since(start);
+        const recordTotal = fleet.records.reduce((sum, records) => sum + records.ids.length, 0);
         const gone = answers.filter((answer, i) => answer.id !== reads[i].held.id).length;
         if (gone) throw new Error(`the host's refresh reported ${gone} existing resources gone`);
         return {
           step: options.step,
-          requests: emailApiCounts(emulator),
-          ideal: { "domains/list": 1, "routes/list": 1 },
+          requests: await requestCounts(emulator),
+          ideal: refreshIdeal(fleet.domains.length, recordTotal),
           attempts: NaN, // the clients run in the host process; only the emulator's log is seen
           retries: NaN,
           calls: reads.length,

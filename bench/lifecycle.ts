@@ -1,16 +1,20 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { Emulator } from "../emulator";
-import type { AttemptRecord } from "../provider/client";
-import { BenchProviders, configureProviders, emailApiCounts, since, total } from "./setup";
+import type { AttemptRecord, DnsRecord } from "../provider/client";
+import type { BenchEmulator } from "./emulator-process";
+import { deleteRecords, publishRecords, PublishedRecords, readRecords } from "./records";
+import { BenchProviders, configureProviders, requestCounts, since, total } from "./setup";
 
 export type StepName = "create" | "refresh" | "update" | "delete";
 
 /** Requests one lifecycle step sent, against what it should ideally cost. */
 export interface StepResult {
   step: StepName | string;
-  /** Requests the email API received, per endpoint (from the emulator's request log). */
+  /**
+   * Requests the emulator received, per endpoint (its request log): the email API's, and the
+   * Cloudflare stand-in's (`cloudflare:…`, the domains' records; see bench/records.ts).
+   */
   requests: Record<string, number>;
-  /** One write per change; one list per kind per refresh. */
+  /** One write per change; one list per kind per refresh; one check per verification; one request per record. */
   ideal: Record<string, number>;
   /** Requests the clients report sending (`onAttempt`), retries included; must equal the log. */
   attempts: number;
@@ -31,6 +35,10 @@ export interface Fleet {
   n: number;
   domains: Held[];
   routes: Held[];
+  /** One per domain (the Domain component's DomainVerification). */
+  verifications: Held[];
+  /** Each domain's records in the Cloudflare stand-in. */
+  records: PublishedRecords[];
 }
 
 export interface LifecycleOptions {
@@ -50,20 +58,26 @@ export interface LifecycleResult {
 }
 
 /**
- * create → refresh → update → delete of N routes on N/10 domains, through the provider objects
- * as the provider host calls them (check, then create; read; check, diff, update; delete), in
- * this process, after configure(). Independent operations run concurrently as the engine runs
- * them (unbounded: the engine's --parallel default does not limit this bench); a route's create
- * waits for its domain, and routes are deleted before their domains.
+ * create → refresh → update → delete of N routes on N/10 domains, each domain as the Domain
+ * component makes it (its records in Cloudflare, then its DomainVerification), through the
+ * provider objects as the provider host calls them (check, then create; read; check, diff,
+ * update; delete), in this process, after configure(). The records' requests are the bench's
+ * stand-ins for the Cloudflare provider's (bench/records.ts). Independent operations run
+ * concurrently as the engine runs them (unbounded: the engine's --parallel default does not
+ * limit this bench); a route's create and a domain's records wait for the domain, a
+ * verification for its records; routes are deleted before their domains.
  */
-export async function runLifecycle(emulator: Emulator, options: LifecycleOptions): Promise<LifecycleResult> {
+export async function runLifecycle(
+  emulator: BenchEmulator,
+  options: LifecycleOptions,
+): Promise<LifecycleResult> {
   const attempts: AttemptRecord[] = [];
-  const { domainProvider, routeProvider } = options.providers;
+  const { domainProvider, routeProvider, verificationProvider } = options.providers;
   await configureProviders(emulator, options.providers, attempts);
   const n = options.routes;
   const domainCount = Math.max(1, Math.floor(n / 10));
-  const endpointId = emulator.state.endpoints[0].id;
-  const fleet: Fleet = { n, domains: [], routes: [] };
+  const endpointId = emulator.endpointId;
+  const fleet: Fleet = { n, domains: [], routes: [], verifications: [], records: [] };
   const steps: StepResult[] = [];
   const prefix = `bench${n}-${process.pid}-${Date.now().toString(36)}`;
 
@@ -73,7 +87,7 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
     run: () => Promise<number>,
   ): Promise<StepResult> => {
     options.onStep?.();
-    emulator.requests.clear();
+    await emulator.requests.clear();
     attempts.length = 0;
     const start = performance.now();
     const calls = await run();
@@ -81,7 +95,7 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
     options.onStep?.();
     return {
       step,
-      requests: emailApiCounts(emulator),
+      requests: await requestCounts(emulator),
       ideal,
       attempts: attempts.length,
       retries: attempts.filter((attempt) => attempt.attempt > 1).length,
@@ -90,15 +104,20 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
     };
   };
 
-  // create: domains (all at once), then routes (all at once, each needs its domain's id). Each
-  // burst also lists its kind to prove the names free (client.ts `createDomain`): creates that
-  // start together share a list sent after they began, so two lists a burst (one for a single
-  // create), however many objects.
+  // create: domains (all at once), then routes (all at once, each needs its domain's id) and,
+  // beside them, each domain's records and then its verification. Each burst of creates also
+  // lists its kind to prove the names free (client.ts `createDomain`): creates that start
+  // together share a list sent after they began, so two lists a burst (one for a single create),
+  // however many objects. A verification whose records are already valid costs one check (its
+  // domain's name is looked up only while it waits).
+  let recordCount = 0;
   const ideal = {
     "domains/list": Math.min(2, domainCount),
     "domains/create": domainCount,
+    "domains/check": domainCount,
     "routes/list": Math.min(2, n),
     "routes/create": n,
+    "cloudflare:dns_records.create": NaN, // one per record: set once the domains say how many
   };
   steps.push(
     await measure("create", ideal, async () => {
@@ -107,7 +126,9 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
           createOne(domainProvider, { name: `${prefix}-d${i}.example.com` }),
         ),
       );
-      fleet.routes = await Promise.all(
+      recordCount = fleet.domains.reduce((sum, held) => sum + recordsOf(held).length, 0);
+      ideal["cloudflare:dns_records.create"] = recordCount;
+      const routes = Promise.all(
         Array.from({ length: n }, (_, i) =>
           createOne(routeProvider, {
             name: `route${i}`,
@@ -116,7 +137,19 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
           }),
         ),
       );
-      return 2 * (domainCount + n); // check + create each
+      const verified = Promise.all(
+        fleet.domains.map(async (domain) => {
+          const records = await publishRecords(emulator, recordsOf(domain));
+          // The default poll settings; the records are valid, so the first check passes.
+          const verification = await createOne(verificationProvider, { domainId: Number(domain.id) });
+          if (verification.state.verified !== true) throw new Error(`domain ${domain.id} not verified`);
+          return { records, verification };
+        }),
+      );
+      fleet.routes = await routes;
+      fleet.records = (await verified).map((v) => v.records);
+      fleet.verifications = (await verified).map((v) => v.verification);
+      return 2 * (2 * domainCount + n); // check + create each
     }),
   );
 
@@ -124,15 +157,19 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
 
   // refresh: every read issued at once, as the engine sends them; nothing may be reported gone.
   steps.push(
-    await measure("refresh", { "domains/list": 1, "routes/list": 1 }, async () => {
-      const held = [...fleet.domains, ...fleet.routes];
-      const reads = await Promise.all([
-        ...fleet.domains.map((domain) => domainProvider.read!(domain.id, domain.state)),
-        ...fleet.routes.map((route) => routeProvider.read!(route.id, route.state)),
+    await measure("refresh", refreshIdeal(domainCount, recordCount), async () => {
+      const held = [...fleet.domains, ...fleet.routes, ...fleet.verifications];
+      const [reads] = await Promise.all([
+        Promise.all([
+          ...fleet.domains.map((domain) => domainProvider.read!(domain.id, domain.state)),
+          ...fleet.routes.map((route) => routeProvider.read!(route.id, route.state)),
+          ...fleet.verifications.map((v) => verificationProvider.read!(v.id, v.state)),
+        ]),
+        ...fleet.records.map((records) => readRecords(emulator, records)),
       ]);
       const gone = reads.filter((read, i) => read.id !== held[i].id);
       if (gone.length) throw new Error(`refresh reported ${gone.length} existing resources gone`);
-      return reads.length;
+      return reads.length + recordCount;
     }),
   );
 
@@ -155,14 +192,22 @@ export async function runLifecycle(emulator: Emulator, options: LifecycleOptions
     }),
   );
 
-  // delete: routes first (they depend on their domains), then domains.
+  // delete: routes, verifications (nothing on the service) and records first (they depend on
+  // their domains), then domains.
+  const deleteIdeal = {
+    "routes/delete": n,
+    "domains/delete": domainCount,
+    "cloudflare:dns_records.delete": recordCount,
+  };
   steps.push(
-    await measure("delete", { "routes/delete": n, "domains/delete": domainCount }, async () => {
-      await Promise.all(fleet.routes.map((held) => routeProvider.delete!(held.id, held.state)));
+    await measure("delete", deleteIdeal, async () => {
+      await Promise.all([
+        ...fleet.routes.map((held) => routeProvider.delete!(held.id, held.state)),
+        ...fleet.verifications.map((held) => verificationProvider.delete!(held.id, held.state)),
+        ...fleet.records.map((records) => deleteRecords(emulator, records)),
+      ]);
       await Promise.all(fleet.domains.map((held) => domainProvider.delete!(held.id, held.state)));
-      const left = emulator.state.domains.filter((domain) => domain.name.startsWith(prefix));
-      if (left.length) throw new Error(`${left.length} domains left after delete`);
-      return n + domainCount;
+      return n + 2 * domainCount + recordCount;
     }),
   );
 
@@ -178,6 +223,38 @@ export async function createOne(
   if (checked.failures?.length) throw new Error(`check failed: ${JSON.stringify(checked.failures)}`);
   const created = await provider.create(checked.inputs!);
   return { id: created.id, state: created.outs ?? {} };
+}
+
+/** A domain's records, from its outputs. */
+export function recordsOf(domain: Held): DnsRecord[] {
+  return (domain.state.dnsRecords as DnsRecord[] | undefined) ?? [];
+}
+
+/**
+ * What a refresh should cost: one list per kind (all reads share it), one check per verification
+ * (a verification's read is its check) and one read per record (the Cloudflare provider's).
+ */
+export function refreshIdeal(domains: number, records: number): Record<string, number> {
+  return {
+    "domains/list": 1,
+    "routes/list": 1,
+    "domains/check": domains,
+    "cloudflare:dns_records.get": records,
+  };
+}
+
+/**
+ * The lists a refresh's reads would send if none reused another's (a domain read lists domains;
+ * a route read lists routes and domains), against the lists it sent: what reuse saves. A reused
+ * list is a cache hit, not overhead, so it is counted, never timed against a request.
+ */
+export function listsSaved(
+  step: StepResult,
+  domains: number,
+  routes: number,
+): { unshared: number; sent: number } {
+  const { domains: domainLists, routes: routeLists } = listsPerKind(step);
+  return { unshared: domains + 2 * routes, sent: domainLists + routeLists };
 }
 
 function inputsOf(state: Record<string, unknown>): Record<string, unknown> {

@@ -1,8 +1,8 @@
-import type { Emulator } from "../emulator";
 import type { RateLimit } from "../emulator/http/rate-limit";
 import { forgetRateLimits, forgetSharedLists } from "../provider/client/process-runtime";
 import { setClientDefaults } from "../provider/providers/connection";
-import { configureFor } from "../tests/support/providers";
+import { configureForUrl } from "../tests/support/providers";
+import type { BenchEmulator } from "./emulator-process";
 import { createOne } from "./lifecycle";
 import { BenchProviders, since } from "./setup";
 
@@ -24,7 +24,7 @@ export interface RateLimitedFigures {
   idealRequests: number;
   /** Creates that failed (the provider call threw). */
   failures: number;
-  /** Routes on the service afterwards, of those asked for. */
+  /** Routes the service made (its request log's creates that made one), of those asked for. */
   created: number;
   ms: number;
   /** The limit's own floor: all ideal requests, the first `burst` at once, the rest at its rate. */
@@ -45,21 +45,21 @@ export interface RateLimitedOptions {
  * counted from the emulator's request log.
  */
 export async function measureRateLimited(
-  emulator: Emulator,
+  emulator: BenchEmulator,
   options: RateLimitedOptions,
 ): Promise<RateLimitedFigures> {
   const { domainProvider, routeProvider } = options.providers;
-  await configureFor(emulator, [domainProvider, routeProvider]);
+  await configureForUrl(emulator.emailApi.url, [domainProvider, routeProvider], emulator.emailApi.apiKey);
   setClientDefaults({}); // the default retry policy, as users get it
   forgetRateLimits();
   forgetSharedLists();
   const name = `rate-${options.routes}-${process.pid}-${Date.now().toString(36)}.example.com`;
   const domain = await createOne(domainProvider, { name });
-  const endpointId = emulator.state.endpoints[0].id;
+  const endpointId = emulator.endpointId;
   const domainId = Number(domain.id);
 
-  emulator.requests.clear();
-  emulator.rateLimit.set(options.limit);
+  await emulator.requests.clear();
+  await emulator.setRateLimit(options.limit);
   const start = performance.now();
   const outcomes = await Promise.allSettled(
     Array.from({ length: options.routes }, (_, i) =>
@@ -67,9 +67,9 @@ export async function measureRateLimited(
     ),
   );
   const ms = since(start);
-  emulator.rateLimit.set(undefined);
+  await emulator.setRateLimit(undefined);
 
-  const entries = emulator.requests.all().filter((entry) => entry.service === "email-api");
+  const entries = (await emulator.requests.all()).filter((entry) => entry.service === "email-api");
   const perEndpoint: Record<string, number> = {};
   for (const entry of entries) perEndpoint[entry.endpoint] = (perEndpoint[entry.endpoint] ?? 0) + 1;
   const throttled = entries.filter((entry) => entry.status === 429).length;
@@ -77,7 +77,7 @@ export async function measureRateLimited(
     (entry) => entry.status !== 429 && entry.endpoint !== "routes/create",
   ).length;
   const idealRequests = options.routes + otherAccepted;
-  const created = emulator.state.routes.filter((route) => route.domainId === domainId).length;
+  const created = entries.filter((entry) => entry.effect?.created?.kind === "route").length;
 
   await domainProvider.delete!(domain.id, domain.state); // takes its routes
   return {

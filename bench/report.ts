@@ -1,23 +1,29 @@
 import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { lineChart } from "./chart";
-import { isIdeal, LifecycleResult, listsPerKind, StepResult } from "./lifecycle";
+import type { ColdStartFigures } from "./cold-start";
+import { isIdeal, LifecycleResult, listsPerKind, listsSaved, StepResult } from "./lifecycle";
 import type { MemoryPeak } from "./memory";
-import type { OverheadFigures } from "./overhead";
+import { OVERHEAD_TARGETS, OverheadFigures } from "./overhead";
 import type { ProviderTextFigures } from "./provider-text";
 import type { RateLimitedFigures } from "./rate-limit";
 import type { StateSizeFigures } from "./state-size";
-import { total } from "./setup";
+import { median, total } from "./setup";
 import type { VerificationFigures } from "./verification";
 
 export interface BenchResults {
   generatedAt: string;
+  /** The command line, for the README. */
+  command?: string;
+  /** The machine's load average (1, 5, 15 min) when the run ended: other work shares the cores. */
+  loadAverage?: number[];
   machine: { node: string; platform: string; cpus: number; cpuModel: string };
   durationMs: number;
   lifecycle: LifecycleResult[];
-  /** The process running the providers (and, in-process, the emulator) during the N = 1000 lifecycle. */
+  /** The bench process running the providers (the emulator runs in its own) during the largest lifecycle. */
   memory?: MemoryPeak & { routes: number };
   overhead: OverheadFigures[];
+  coldStart?: ColdStartFigures[];
   verification: VerificationFigures[];
   /** Routes created at once against a rate-limited service, then the same without a limit. */
   rateLimited?: RateLimitedFigures[];
@@ -27,7 +33,8 @@ export interface BenchResults {
 
 export const TARGETS = {
   refreshListsPerKind: 2,
-  overheadRatio: 1.25,
+  overheadRatioNodeHttp: OVERHEAD_TARGETS.nodeHttp,
+  overheadRatioGot: OVERHEAD_TARGETS.got,
   rateLimitedRequestsRatio: 1.25,
   rateLimitedTimeRatio: 1.2,
 };
@@ -37,18 +44,29 @@ export function formatReport(results: BenchResults): string {
   const out: string[] = [];
   out.push(
     `bench: ${results.generatedAt}, node ${results.machine.node}, ${results.machine.cpus} × ${results.machine.cpuModel}, ` +
-      `${(results.durationMs / 1000).toFixed(1)} s`,
+      `${(results.durationMs / 1000).toFixed(1)} s` +
+      (results.loadAverage ? `, load average ${results.loadAverage.map((l) => l.toFixed(2)).join(" ")}` : ""),
+    ...(results.command ? [`command: ${results.command}`] : []),
     "",
-    "Requests per lifecycle step (email API request log; ideal: one write per change, one list per kind per refresh)",
+    "Requests per lifecycle step, from the emulator's request log: the email API's and the Cloudflare stand-in's",
+    "(`cloudflare:`; each domain's records, sent by the bench as the Cloudflare provider would, one request per record",
+    "and step). Each domain as the Domain component makes it: records, then a verification (default poll settings,",
+    "records already valid). Ideal: one write per change, per refresh one list per kind, one check per verification",
+    `and one read per record. Target: refresh ≤ ${TARGETS.refreshListsPerKind} lists per kind and the rest ideal; other steps = ideal.`,
   );
   const rows: string[][] = [];
   for (const run of results.lifecycle) {
     for (const step of run.steps) {
+      const cloudflare = Object.entries(step.requests)
+        .filter(([endpoint]) => endpoint.startsWith("cloudflare:"))
+        .reduce((sum, [, count]) => sum + count, 0);
       rows.push([
         String(run.routes),
         String(run.domains),
         step.step,
         String(total(step.requests)),
+        String(total(step.requests) - cloudflare),
+        String(cloudflare),
         String(total(step.ideal)),
         verdict(step),
         describeCounts(step.requests),
@@ -58,48 +76,107 @@ export function formatReport(results: BenchResults): string {
     }
   }
   out.push(
-    table(["N", "domains", "step", "requests", "ideal", "verdict", "per endpoint", "retries", "time"], rows),
-    "",
-    `Overhead: provider call vs raw got call of the same request (sequential, median; target ratio ≤ ${TARGETS.overheadRatio})`,
     table(
-      ["operation", "samples", "provider ms", "raw ms", "ratio", "provider p90", "raw p90", "verdict"],
+      [
+        "N",
+        "domains",
+        "step",
+        "requests",
+        "email API",
+        "Cloudflare",
+        "ideal",
+        "verdict",
+        "per endpoint",
+        "retries",
+        "time",
+      ],
+      rows,
+    ),
+    "",
+    "Lists reused within a refresh: a read after the first of its kind reuses the list (a cache hit, no request);",
+    "counted, not timed, no target. Unshared: a domain read lists domains, a route read lists routes and domains.",
+    table(
+      ["N", "step", "domain + route reads", "lists if unshared", "lists sent", "saved"],
+      results.lifecycle.flatMap((run) =>
+        run.steps
+          .filter((step) => step.step.startsWith("refresh"))
+          .map((step) => {
+            const { unshared, sent } = listsSaved(step, run.domains, run.routes);
+            return [
+              String(run.routes),
+              step.step,
+              String(run.domains + run.routes),
+              String(unshared),
+              String(sent),
+              String(unshared - sent),
+            ];
+          }),
+      ),
+    ),
+    "",
+    "Warm calls: a provider call against the same request sent with got and with plain node:http (same URL, body,",
+    "headers and keep-alive agent; emulator in its own process; sequential, rotating order; medians in ms).",
+    `Targets: provider ≤ ${TARGETS.overheadRatioNodeHttp}× node:http, provider ≤ ${TARGETS.overheadRatioGot}× got.`,
+    table(
+      [
+        "operation",
+        "samples",
+        "provider",
+        "got",
+        "node:http",
+        "extra vs node:http",
+        "÷ node:http",
+        `verdict (≤ ${TARGETS.overheadRatioNodeHttp}×)`,
+        "÷ got",
+        `verdict (≤ ${TARGETS.overheadRatioGot}×)`,
+      ],
       results.overhead.map((o) => [
         o.operation,
         String(o.samples),
-        o.providerMedianMs.toFixed(3),
-        o.rawMedianMs.toFixed(3),
-        o.ratio.toFixed(2),
-        o.providerP90Ms.toFixed(3),
-        o.rawP90Ms.toFixed(3),
-        o.ratio <= TARGETS.overheadRatio ? "ok" : "MISSED",
+        o.provider.medianMs.toFixed(3),
+        o.got.medianMs.toFixed(3),
+        o.nodeHttp.medianMs.toFixed(3),
+        `${(o.provider.medianMs - o.nodeHttp.medianMs).toFixed(3)} ms`,
+        o.ratioNodeHttp.toFixed(2),
+        o.ratioNodeHttp <= TARGETS.overheadRatioNodeHttp ? "ok" : "MISSED",
+        o.ratioGot.toFixed(2),
+        o.ratioGot <= TARGETS.overheadRatioGot ? "ok" : "MISSED",
       ]),
     ),
+    ...coldStartReport(results.coldStart ?? []),
     ...rateLimitedReport(results.rateLimited ?? []),
     "",
-    "Verification: records valid T s after create starts (target: delay ≤ poll cap, ≤ 1 check request per poll)",
+    "Verification: default poll settings, records valid T s after the create starts (T = 0: before it), each in a",
+    "fresh process against an emulator process of its own, all at once, in real time (no fake clock). Requests:",
+    "domains/check, other email API requests (the domains/list naming the domain in progress lines), and the",
+    "Cloudflare stand-in's (the records' creates). Target: delay ≤ poll cap, ≤ 1 check request per poll.",
     table(
       [
         "T",
+        "clock",
         "poll interval",
         "poll cap",
         "valid at",
         "returned at",
         "delay",
-        "last pause",
         "polls",
-        "check requests",
+        "checks",
+        "other email API",
+        "Cloudflare",
         "verdict",
       ],
       results.verification.map((v) => [
         `${v.validAfterSeconds} s`,
+        v.clock,
         `${v.pollIntervalSeconds} s`,
         `${v.pollCapMs / 1000} s`,
         `${(v.validAtMs / 1000).toFixed(2)} s`,
         `${(v.returnedAtMs / 1000).toFixed(2)} s`,
         `${(v.delayMs / 1000).toFixed(2)} s`,
-        `${(v.lastIntervalMs / 1000).toFixed(2)} s`,
         String(v.polls),
         String(v.checkRequests),
+        describeCounts(v.otherRequests) || "0",
+        String(v.recordRequests),
         v.verified && v.delayMs <= v.pollCapMs && v.checkRequests <= v.polls ? "ok" : "MISSED",
       ]),
     ),
@@ -147,7 +224,7 @@ export function formatReport(results: BenchResults): string {
     const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
     out.push(
       "",
-      `Memory of the process running the providers (and the in-process emulator), N = ${m.routes} lifecycle`,
+      `Memory of the bench process running the providers (the emulator runs in its own), N = ${m.routes} lifecycle`,
       table(
         ["", "RSS", "heap used", "heap total"],
         [
@@ -158,6 +235,48 @@ export function formatReport(results: BenchResults): string {
     );
   }
   return out.join("\n") + "\n";
+}
+
+function coldStartReport(runs: ColdStartFigures[]): string[] {
+  if (runs.length === 0) return [];
+  const ms = (value: number) => value.toFixed(1);
+  const floor = runs.find((run) => run.mode === "node:http");
+  const viaGot = runs.find((run) => run.mode === "got");
+  const ratio = (run: ColdStartFigures, base?: ColdStartFigures) =>
+    base ? `${(run.totalMedianMs / base.totalMedianMs).toFixed(1)}×` : "-";
+  return [
+    "",
+    "Cold start: a fresh Node process per sample (as each Pulumi command starts a fresh provider process), plain",
+    "node in the installed project; load the client, then one first request (the provider: configure + a domain",
+    "read = one domains/list). Medians in ms; reported, no target. SDK: require of @pulumi/pulumi, which the",
+    "provider host has loaded before any provider (in the second row, outside load and first call).",
+    table(
+      [
+        "mode",
+        "samples",
+        "node start",
+        "SDK",
+        "load",
+        "first call",
+        "load + first call",
+        "÷ node:http",
+        "÷ got",
+        "process (spawn to exit)",
+      ],
+      runs.map((run) => [
+        run.mode,
+        String(run.samples.length),
+        ms(median(run.samples.map((s) => s.bootMs))),
+        run.sdkMedianMs ? ms(run.sdkMedianMs) : "-",
+        ms(run.loadMedianMs),
+        ms(run.firstCallMedianMs),
+        ms(run.totalMedianMs),
+        ratio(run, floor),
+        ratio(run, viaGot),
+        ms(run.processMedianMs),
+      ]),
+    ),
+  ];
 }
 
 function rateLimitedReport(runs: RateLimitedFigures[]): string[] {
@@ -212,13 +331,22 @@ function kib(bytes: number): string {
   return bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(2)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
-function verdict(step: StepResult): string {
-  if (step.step.startsWith("refresh")) {
-    const lists = listsPerKind(step);
-    const worst = Math.max(lists.domains, lists.routes);
-    return worst <= TARGETS.refreshListsPerKind ? (isIdeal(step) ? "ideal" : "ok") : "MISSED";
-  }
-  return isIdeal(step) ? "ideal" : "not ideal";
+/**
+ * A refresh meets its target with at most 2 lists per kind and every other request as ideal (one
+ * check per verification, one read per record, nothing else); other steps must be ideal.
+ */
+export function verdict(step: StepResult): string {
+  if (isIdeal(step)) return "ideal";
+  if (!step.step.startsWith("refresh")) return "MISSED";
+  const lists = listsPerKind(step);
+  const rest = (counts: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(counts).filter(([key]) => key !== "domains/list" && key !== "routes/list"),
+    );
+  const othersIdeal = isIdeal({ ...step, requests: rest(step.requests), ideal: rest(step.ideal) });
+  return Math.max(lists.domains, lists.routes) <= TARGETS.refreshListsPerKind && othersIdeal
+    ? "ok"
+    : "MISSED";
 }
 
 function describeCounts(counts: Record<string, number>): string {

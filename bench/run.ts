@@ -1,16 +1,18 @@
 /**
- * `npm run bench`: requests per lifecycle step, provider overhead against raw HTTP, verification
- * latency, the provider text each resource stores and the state it makes, and peak memory,
- * against the emulator on 127.0.0.1, with the package packed and installed from its tarball into
- * a throwaway project, as users install it.
+ * `npm run bench`: requests per lifecycle step, warm provider calls against got and node:http,
+ * cold starts, verification latency, the provider text each resource stores and the state it
+ * makes, and peak memory, against the emulator on 127.0.0.1 in a process of its own, with the
+ * package packed and installed from its tarball into a throwaway project, as users install it.
  * Also routes created at once against a rate-limited service, and the same without a limit.
- * Prints a table; writes bench/results/latest.json and bench/results/refresh-requests.svg.
+ * Prints tables; writes bench/results/latest.json and bench/results/refresh-requests.svg.
  *
- * Options: --sizes 10,100,1000   --samples 300   --valid-after 3,6   --no-host
+ * Options: --sizes 10,100,1000   --samples 300   --cold-samples 10   --valid-after 0,10,30,60,120
+ *          --no-host   --quick (sizes 10,100, 50 samples, 3 cold samples, T = 0,10; for development)
  */
 import * as os from "node:os";
 import * as path from "node:path";
 import { REPO_ROOT } from "../packaging/clean-clone";
+import { measureColdStart } from "./cold-start";
 import { refreshHost } from "./host-refresh";
 import { LifecycleResult, runLifecycle } from "./lifecycle";
 import { MemoryPeak, sampleMemory } from "./memory";
@@ -21,7 +23,7 @@ import { measureRateLimited, RateLimitedFigures } from "./rate-limit";
 import { BenchResults, formatReport, writeResults } from "./report";
 import { since, startBenchEmulator } from "./setup";
 import { measureStateSize } from "./state-size";
-import { measureVerification, VerificationFigures } from "./verification";
+import { measureVerifications } from "./verification";
 
 function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -30,9 +32,11 @@ function option(name: string, fallback: string): string {
 const numbers = (text: string) => text.split(",").map(Number).filter(Number.isFinite);
 
 async function main(): Promise<void> {
-  const sizes = numbers(option("sizes", "10,100,1000"));
-  const samples = Number(option("samples", "300"));
-  const validAfter = numbers(option("valid-after", "3,6"));
+  const quick = process.argv.includes("--quick");
+  const sizes = numbers(option("sizes", quick ? "10,100" : "10,100,1000"));
+  const samples = Number(option("samples", quick ? "50" : "300"));
+  const coldSamples = Number(option("cold-samples", quick ? "3" : "10"));
+  const validAfter = numbers(option("valid-after", quick ? "0,10" : "0,10,30,60,120"));
   const viaHost = !process.argv.includes("--no-host");
   const started = performance.now();
   const progress = (line: string) =>
@@ -65,7 +69,11 @@ async function main(): Promise<void> {
     const lifecycle: LifecycleResult[] = [];
     const hostWith = (form: "loader" | "by value", cwd: string) =>
       refreshHost(emulator, {
-        texts: { domain: texts[form].Domain, route: texts[form].Route },
+        texts: {
+          domain: texts[form].Domain,
+          route: texts[form].Route,
+          verification: texts[form].DomainVerification,
+        },
         cwd,
         step: form === "loader" ? "refresh (host)" : "refresh (host, by value)",
       });
@@ -87,8 +95,10 @@ async function main(): Promise<void> {
       );
     }
 
-    progress("overhead against raw got");
+    progress("warm calls: provider, got, node:http");
     const overhead = await measureOverhead(emulator, providers, samples);
+    progress(`cold starts: ${coldSamples} fresh processes per mode`);
+    const coldStart = await measureColdStart(emulator, providers, installed.dir, coldSamples);
     progress("rate limit: 200 routes at once at 20 requests/s, burst 20; then without a limit, 5 times");
     const rateLimited: RateLimitedFigures[] = [
       await measureRateLimited(emulator, {
@@ -99,14 +109,14 @@ async function main(): Promise<void> {
     ];
     for (let i = 0; i < 5; i++)
       rateLimited.push(await measureRateLimited(emulator, { routes: 200, providers }));
-    const verification: VerificationFigures[] = [];
-    for (const seconds of validAfter) {
-      progress(`verification, records valid after ${seconds} s`);
-      verification.push(await measureVerification(emulator, providers, seconds));
-    }
+    // Alone, after the rest: its processes would otherwise share the cores with timed work.
+    progress(`verifications, records valid after ${validAfter.join(", ")} s, all at once`);
+    const verification = await measureVerifications(startBenchEmulator, installed.dir, validAfter);
 
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
+      command: ["npm run bench", ...process.argv.slice(2)].join(" "),
+      loadAverage: os.loadavg(),
       machine: {
         node: process.version,
         platform: `${os.platform()} ${os.arch()}`,
@@ -117,6 +127,7 @@ async function main(): Promise<void> {
       lifecycle,
       memory,
       overhead,
+      coldStart,
       verification,
       rateLimited,
       providerTexts,

@@ -1,6 +1,6 @@
-import type { Emulator } from "../emulator";
 import type { DnsRecord } from "../provider/client";
-import { publishRecords } from "../tests/support/cloudflare";
+import type { BenchEmulator } from "./emulator-process";
+import { publishRecords } from "./records";
 import type { StoredType } from "./package";
 import { storedBytes, TextForm } from "./provider-text";
 import { BenchProviders, configureProviders } from "./setup";
@@ -28,7 +28,7 @@ export interface StateSizeFigures {
  * as the engine would store them with each form's text, are measured and multiplied by N.
  */
 export async function measureStateSize(
-  emulator: Emulator,
+  emulator: BenchEmulator,
   providers: BenchProviders,
   texts: Record<TextForm, Record<StoredType, string>>,
   counts = [1, 10, 50],
@@ -50,7 +50,7 @@ export async function measureStateSize(
     pollIntervalSeconds: 1,
     timeoutSeconds: 60,
   });
-  const endpointId = emulator.state.endpoints[0].id;
+  const endpointId = emulator.endpointId;
   const support = await create("Route", "routeProvider", {
     name: "support",
     domainId,

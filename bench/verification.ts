@@ -1,16 +1,16 @@
-import type { Emulator } from "../emulator";
-import type { DnsRecord } from "../provider/client";
-import type { VerificationInputs } from "../provider/inputs";
-import { waitTimes } from "../provider/verification/wait";
-import { publishRecords } from "../tests/support/cloudflare";
-import { BenchProviders, configureProviders, emailApiCounts, since } from "./setup";
+import { spawn } from "node:child_process";
+import * as path from "node:path";
+import { REPO_ROOT } from "../packaging/clean-clone";
+import type { BenchEmulator } from "./emulator-process";
 
 export interface VerificationFigures {
-  /** Seconds after create started at which the records were published (made valid). */
+  /** Seconds after create started at which the records were published (made valid); 0: before it started. */
   validAfterSeconds: number;
   pollIntervalSeconds: number;
   /** The wait's longest pause between polls, for the checked inputs (`maxPollIntervalSeconds`). */
   pollCapMs: number;
+  /** Real time: the scenario waited on the wall clock (the wait's own timers, not a fake clock). */
+  clock: "real";
   /** From create's start: when publishing finished (records valid) and when create returned. */
   validAtMs: number;
   returnedAtMs: number;
@@ -20,6 +20,10 @@ export interface VerificationFigures {
   polls: number;
   /** `domains/check` requests the email API received during create. */
   checkRequests: number;
+  /** Other email API requests during create (the `domains/list` that names the domain in progress lines). */
+  otherRequests: Record<string, number>;
+  /** Requests to the Cloudflare stand-in: the records' creates (one per record). */
+  recordRequests: number;
   /** When each check request arrived, from create's start. */
   checkTimesMs: number[];
   /** The pause before the passing poll (the interval in effect when the records became valid). */
@@ -28,73 +32,54 @@ export interface VerificationFigures {
 }
 
 /**
- * A domain created through the domain provider, then a verification created for it with
- * pollIntervalSeconds 1; its records are published in the Cloudflare stand-in (whose DNS server
- * the check resolves against) T seconds after the verification's create starts.
+ * Verifications with the default poll settings (`pollIntervalSeconds` 5, `maxPollIntervalSeconds`
+ * 5), each in a fresh Node process (bench/verification-scenario.ts, as each Pulumi command runs
+ * the provider in a fresh process) against an emulator process of its own (so its request log is
+ * that scenario's alone), all at once: the longest T sets the time the whole takes. Real time,
+ * real timers: the wait's code runs as users get it, from the installed package.
  */
-export async function measureVerification(
-  emulator: Emulator,
-  providers: BenchProviders,
-  validAfterSeconds = 3,
-  pollIntervalSeconds = 1,
-): Promise<VerificationFigures> {
-  const { domainProvider, verificationProvider } = providers;
-  await configureProviders(emulator, providers);
-  const name = `verify${Math.round(validAfterSeconds * 10)}-${process.pid}.${emulator.cloudflare.zones[0].name}`;
-  const domain = await domainProvider.create((await domainProvider.check!({}, { name })).inputs!);
-  const records = domain.outs!.dnsRecords as DnsRecord[];
-  const checked = await verificationProvider.check!(
-    {},
-    { domainId: Number(domain.id), timeoutSeconds: 60, pollIntervalSeconds },
-  );
-  if (checked.failures?.length) throw new Error(JSON.stringify(checked.failures));
-
-  // The wait reports progress through pulumi.log.info, which prints "info: [runtime] …" without an engine.
-  const progress: string[] = [];
-  const consoleLog = console.log;
-  console.log = (...args: unknown[]) => {
-    const line = args.map(String).join(" ");
-    if (line.startsWith("info: [runtime]")) progress.push(line);
-    else consoleLog(...args);
-  };
-  emulator.requests.clear();
-  const start = performance.now();
-  const wallStart = Date.now();
-  let validAtMs = NaN;
-  const publishing = new Promise<void>((resolve, reject) =>
-    setTimeout(() => {
-      publishRecords(emulator, records).then(() => {
-        validAtMs = since(start);
-        resolve();
-      }, reject);
-    }, validAfterSeconds * 1000),
-  );
-  let created: Awaited<ReturnType<BenchProviders["verificationProvider"]["create"]>>;
+export async function measureVerifications(
+  start: () => Promise<BenchEmulator>,
+  projectDir: string,
+  validAfter: number[],
+): Promise<VerificationFigures[]> {
+  const emulators = await Promise.all(validAfter.map(() => start()));
   try {
-    created = await verificationProvider.create(checked.inputs!);
+    return await Promise.all(validAfter.map((seconds, i) => runScenario(emulators[i], projectDir, seconds)));
   } finally {
-    console.log = consoleLog;
+    await Promise.all(emulators.map((emulator) => emulator.stop()));
   }
-  const returnedAtMs = since(start);
-  await publishing;
+}
 
-  const checks = emulator.requests
-    .all()
-    .filter((entry) => entry.service === "email-api" && entry.endpoint === "domains/check")
-    .map((entry) => Date.parse(entry.at) - wallStart);
-  const counts = emailApiCounts(emulator);
-  await domainProvider.delete!(domain.id, domain.outs!);
-  return {
-    validAfterSeconds,
-    pollIntervalSeconds,
-    pollCapMs: waitTimes(checked.inputs as unknown as VerificationInputs).maxPollIntervalMs,
-    validAtMs,
-    returnedAtMs,
-    delayMs: returnedAtMs - validAtMs,
-    polls: progress.length + 1,
-    checkRequests: counts["domains/check"] ?? 0,
-    checkTimesMs: checks,
-    lastIntervalMs: checks.length > 1 ? checks[checks.length - 1] - checks[checks.length - 2] : NaN,
-    verified: created.outs?.verified === true,
-  };
+function runScenario(
+  emulator: BenchEmulator,
+  projectDir: string,
+  validAfterSeconds: number,
+): Promise<VerificationFigures> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(__dirname, "verification-scenario.ts")],
+    {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        BENCH_SCENARIO: JSON.stringify({ env: emulator.env, projectDir, validAfterSeconds }),
+      },
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+  child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  return new Promise((resolve, reject) => {
+    child.once("close", (code) => {
+      const last = stdout.trim().split("\n").pop() ?? "";
+      if (code === 0 && last.startsWith("{")) resolve(JSON.parse(last) as VerificationFigures);
+      else
+        reject(
+          new Error(`verification scenario T = ${validAfterSeconds} s exited ${code}: ${stderr}${stdout}`),
+        );
+    });
+  });
 }

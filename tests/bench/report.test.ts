@@ -1,0 +1,92 @@
+import { summarizeCold } from "../../bench/cold-start";
+import { listsSaved, refreshIdeal, StepResult } from "../../bench/lifecycle";
+import { BenchResults, formatReport, verdict } from "../../bench/report";
+
+/** The bench's counting and report code on made-up figures: no emulator, no timing asserted. */
+const step = (name: string, requests: Record<string, number>, ideal: Record<string, number>): StepResult => ({
+  step: name,
+  requests,
+  ideal,
+  attempts: 0,
+  retries: 0,
+  calls: 0,
+  ms: 1,
+});
+
+describe("bench report", () => {
+  const ideal = refreshIdeal(10, 50);
+
+  it("a refresh's ideal counts one check per verification and one read per record beside the lists", () => {
+    expect(ideal).toEqual({
+      "domains/list": 1,
+      "routes/list": 1,
+      "domains/check": 10,
+      "cloudflare:dns_records.get": 50,
+    });
+  });
+
+  it("a refresh with 2 lists per kind is ok, with 3 it is missed; extra checks or record reads miss", () => {
+    expect(verdict(step("refresh", ideal, ideal))).toBe("ideal");
+    expect(verdict(step("refresh", { ...ideal, "domains/list": 2, "routes/list": 2 }, ideal))).toBe("ok");
+    expect(verdict(step("refresh", { ...ideal, "routes/list": 3 }, ideal))).toBe("MISSED");
+    expect(verdict(step("refresh", { ...ideal, "domains/check": 11 }, ideal))).toBe("MISSED");
+    expect(verdict(step("refresh (host)", { ...ideal, "domains/create": 1 }, ideal))).toBe("MISSED");
+  });
+
+  it("other steps must be ideal", () => {
+    expect(verdict(step("update", { "routes/update": 10 }, { "routes/update": 10 }))).toBe("ideal");
+    expect(verdict(step("update", { "routes/update": 11 }, { "routes/update": 10 }))).toBe("MISSED");
+  });
+
+  it("lists reused are counted against one list per read, as a saving", () => {
+    const refresh = step("refresh", { ...ideal, "domains/list": 1, "routes/list": 2 }, ideal);
+    // 10 domain reads (1 list each) + 100 route reads (2 lists each), 3 sent.
+    expect(listsSaved(refresh, 10, 100)).toEqual({ unshared: 210, sent: 3 });
+  });
+
+  it("cold-start medians are per mode, load + first call summed per sample", () => {
+    const sample = (loadMs: number, firstCallMs: number) => ({
+      bootMs: 30,
+      sdkMs: 0,
+      loadMs,
+      firstCallMs,
+      processMs: 100,
+    });
+    const figures = summarizeCold("provider", [sample(100, 30), sample(300, 10), sample(200, 20)]);
+    expect(figures).toMatchObject({ loadMedianMs: 200, firstCallMedianMs: 20, totalMedianMs: 220 });
+  });
+
+  it("every verdict column names its target", () => {
+    const timed = (medianMs: number) => ({ medianMs, p90Ms: medianMs });
+    const results: BenchResults = {
+      generatedAt: "2026-01-01T00:00:00.000Z",
+      command: "npm run bench",
+      machine: { node: "v20", platform: "linux x64", cpus: 2, cpuModel: "cpu" },
+      durationMs: 1000,
+      lifecycle: [{ routes: 100, domains: 10, steps: [step("refresh", ideal, ideal)] }],
+      overhead: [
+        {
+          operation: "route update (routes/update)",
+          samples: 1,
+          provider: timed(2),
+          got: timed(1.5),
+          nodeHttp: timed(1),
+          ratioNodeHttp: 2,
+          ratioGot: 1.33,
+        },
+      ],
+      verification: [],
+      providerTexts: [],
+      stateSize: [],
+    };
+    const report = formatReport(results);
+    expect(report).toContain("verdict (≤ 1.5×)");
+    expect(report).toContain("verdict (≤ 1.25×)");
+    expect(report).toMatch(/Target: refresh ≤ 2 lists per kind/);
+    expect(report).toMatch(
+      /route update \(routes\/update\) +1 +2\.000 +1\.500 +1\.000 +1\.000 ms +2\.00 +MISSED +1\.33 +MISSED/,
+    );
+    // The lists-reused table has no verdict.
+    expect(report).toMatch(/100 +refresh +110 +210 +2 +208/);
+  });
+});
