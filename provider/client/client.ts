@@ -1,3 +1,4 @@
+import { createDomainWithRecords, DomainCreation } from "./domain-records";
 import { emailApiError, isObjectNotFound } from "./errors";
 import { execute, Operation, systemTime } from "./execute";
 import { encodeMessage, encodeServer } from "./messages";
@@ -68,8 +69,8 @@ export class EmailDeliveryClient {
    * is sent and the error names the holder (`existing`). If it is free, a domain of that name found
    * after a lost or unreadable answer can only have been made by this call's own request, so it is
    * returned as `recovered`. (What no list can rule out is another client creating the same name
-   * while this call runs, between that list and the lookup; the provider then still refuses to
-   * delete a domain that has routes.)
+   * while this call runs, between that list and the lookup: `createDomainWithRecords` then still
+   * refuses to delete a domain that has routes.)
    */
   async createDomain(name: string): Promise<CreatedDomain> {
     const startedAt = Date.now();
@@ -100,6 +101,14 @@ export class EmailDeliveryClient {
         },
       });
     });
+  }
+
+  /**
+   * Adds a domain and gets its DNS records, making it again when the answer carrying them was lost
+   * (domain-records.ts): the outcome says what was made, kept or left alone.
+   */
+  createDomainWithRecords(name: string): Promise<DomainCreation> {
+    return createDomainWithRecords(this, name);
   }
 
   /** Runs the service's DNS checks now and returns their results (which the list then shows). */
