@@ -116,7 +116,6 @@ export async function execute<T>(op: Operation<T>, context: ExecuteContext): Pro
     // jitter on top is cut to leave the retry a second of its own.
     const failure = state.failure!;
     const least = failure.retryAfterMs ?? 0;
-    if (elapsed() + least >= policy.budgetMs) throw giveUp();
     const jittered = backoffDelay(spent.requests, policy, context.random, failure.retryAfterMs);
     const delay = Math.max(least, Math.min(jittered, policy.budgetMs - elapsed() - 1000));
     if (elapsed() + delay >= policy.budgetMs) throw giveUp();
@@ -186,7 +185,7 @@ async function lookStep<T>(
     found = await lookup(timeoutMs);
   } catch (error) {
     if (!isEmailApiError(error)) throw error;
-    if (error.kind !== "transient") return { to: "fail", error, outcomeUnknown: true };
+    if (error.kind !== "transient") return { to: "fail", error }; // outcome unknown: the phase says so
     // Wait, then look again: never resend without knowing.
     return { to: "next", phase: { ...state, failure: error }, wait: true };
   }
