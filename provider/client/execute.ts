@@ -111,6 +111,8 @@ export async function execute<T>(op: Operation<T>, context: ExecuteContext): Pro
     state = step.phase;
     if (step.refused) spent.refused++;
     if (!step.wait) continue;
+    // No request is left to wait for.
+    if (spent.requests - spent.refused >= policy.maxAttempts) throw giveUp();
 
     // Give up only when the wait the service asks for (or the bare backoff) does not fit; the
     // jitter on top is cut to leave the retry a second of its own.
