@@ -1,5 +1,8 @@
 export * from "./client";
+export * from "./domain-records";
 export * from "./errors";
 export * from "./retry";
+export * from "./settings";
 export * from "./types";
+export { findDomain, isNameTaken, sameDomainName } from "./natural-keys";
 export { parseRetryAfter, interpretAnswer, kindForCode, kindForHttpStatus } from "./interpret";

@@ -1,3 +1,5 @@
+import { emailApiError } from "./errors";
+
 /**
  * Paged lists. Postal answers a list with every object at once; a fork wraps it as
  * `{domains: [...], pagination: {current_page, per_page, total_pages, total_count}}` and sends one
@@ -105,4 +107,50 @@ export function repeatedId(items: readonly { id: number }[]): number | undefined
     seen.add(id);
   }
   return undefined;
+}
+
+/**
+ * A whole list, following its pages when the answer is paged, through `readPage` (one request for
+ * one page, `{}` for the first). A list that changes while it is paged is read again from the
+ * start, twice at most; one whose pages cannot be followed is refused (`IncompleteList`).
+ */
+export async function readWholeList<T extends { id: number }>(
+  operation: string,
+  readPage: (body: Record<string, unknown>) => Promise<ListPage<T>>,
+): Promise<T[]> {
+  for (let restarts = 0; ; restarts++) {
+    const first = await readPage({});
+    const items = [...first.items];
+    const visited = new Set([1]);
+    const at = (requested: number): PagingContext => ({
+      requested,
+      pagesRead: visited.size,
+      collected: items.length,
+      firstTotal: first.pagination?.total,
+      visited,
+    });
+    let step = nextPageStep(first, at(1));
+    while (step.next === "page") {
+      const requested = step.page;
+      const page = await readPage(
+        step.perPage ? { page: requested, per_page: step.perPage } : { page: requested },
+      );
+      visited.add(requested);
+      items.push(...page.items);
+      step = nextPageStep(page, at(requested));
+    }
+    const repeated = step.next === "done" && visited.size > 1 ? repeatedId(items) : undefined;
+    if (repeated !== undefined) {
+      step = { next: "restart", reason: `object ${repeated} came back on two pages` };
+    }
+    if (step.next === "done") return items;
+    if (step.next === "refuse" || restarts === 2) {
+      throw emailApiError({
+        operation,
+        kind: "validation",
+        code: "IncompleteList",
+        serviceMessage: `the list is paged and could not be read to its end: ${step.reason}; nothing is read as deleted from a partial list`,
+      });
+    }
+  }
 }

@@ -1,12 +1,11 @@
 import type * as pulumi from "@pulumi/pulumi";
 import {
-  CreatedDomain,
   DnsRecord,
   Domain,
-  EmailApiError,
-  ExistingObject,
-  isEmailApiError,
+  DomainCreation,
+  findDomain,
   isObjectNotFound,
+  MAX_CREATES,
   sameDomainName,
 } from "../client";
 import { checkDomainInputs, DomainInputs } from "../inputs";
@@ -29,24 +28,28 @@ export interface DomainOutputs {
   dnsRecords: DnsRecord[];
 }
 
-/** Creates tried when the answers carrying the records are lost. */
-const MAX_CREATES = 3;
+/** Inputs as the engine passes them once `check` has passed: with the provider's stored text. */
+export type DomainProps = DomainInputs & { __provider?: string };
+
+/** State as any version stored it: what later versions added is absent from older state. */
+export type StoredDomain = Partial<DomainOutputs> & { __provider?: string };
 
 /**
  * The service's sending domain. There is no update call: a new name means a new domain, deleted
  * first because names are unique. Records come only from the create answer, so they are kept in
  * state and carried through refreshes.
  */
-export const domainProvider: pulumi.dynamic.ResourceProvider = {
-  async configure(request) {
+export const domainProvider = {
+  async configure(request: pulumi.dynamic.ConfigureRequest) {
     rememberConfig(request);
   },
 
-  async check(_olds, news) {
+  // `news` is what the program gave, unchecked: that is what `check` is for.
+  async check(_olds: unknown, news: Record<string, unknown>) {
     return checkDomainInputs(news);
   },
 
-  async diff(_id, olds, news) {
+  async diff(_id: string, olds: StoredDomain, news: DomainProps) {
     // `adopt` only matters when the domain is created, so changing it changes nothing.
     const { changed, replaces } = diffProperties(olds, news, {
       replace: ["name"],
@@ -60,77 +63,20 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
     };
   },
 
-  async create(props) {
-    const inputs = props as DomainInputs;
+  async create(inputs: DomainProps) {
     const client = serviceClient();
     if (inputs.adopt) {
-      const existing = (await client.listDomains()).find((domain) =>
-        sameDomainName(domain.name, inputs.name),
-      );
+      const existing = findDomain(await client.listDomains(), inputs.name);
       if (existing) return { id: String(existing.id), outs: domainOutputs(inputs, existing, []) };
     }
-    for (let attempt = 1; ; attempt++) {
-      let created: CreatedDomain;
-      try {
-        created = await client.createDomain(inputs.name);
-      } catch (error) {
-        if (!isAlreadyAdded(error)) throw error;
-        // Not made by this call (the client proves that before it claims anything): say whose it
-        // may be and change nothing.
-        const existing =
-          error.existing ??
-          (await client.listDomains()).find((domain) => sameDomainName(domain.name, inputs.name));
-        if (!existing) throw error;
-        throw alreadyExists(inputs.name, existing, error, attempt > 1);
-      }
-      if (created.dnsRecords) {
-        return {
-          id: String(created.domain.id),
-          outs: domainOutputs(inputs, created.domain, created.dnsRecords),
-        };
-      }
-      const lost = created.domain;
-      if (!created.recovered) {
-        // Answered, but without records: a deployment that does not return them.
-        await client.deleteDomain(lost.id);
-        throw new Error(
-          `Domain ${inputs.name}: the service created it but its answer carried no DNS records, so there is nothing to ` +
-            "publish or verify; the domain was deleted again. If this deployment never returns records, create the domain " +
-            "by hand and set `adopt: true`, publishing its records yourself.",
-        );
-      }
-      // The answer carrying the records was lost. The client proved this call made the domain
-      // (the name was free just before), so delete it and make it again: the create's answer is
-      // the only place the records appear. A domain with routes is not one this call just made
-      // (someone created the name while this call ran): it is left alone. Give up after a few
-      // tries, leaving nothing behind.
-      const routes = (await client.listRoutes({ fresh: true })).filter((route) => route.domainId === lost.id);
-      if (routes.length > 0) {
-        throw new Error(
-          `Domain ${inputs.name}: the service's answer to create was lost, and the domain of that name found afterwards ` +
-            `(id ${lost.id}, created ${lost.createdAt ?? "at an unknown time"}) already has ${routes.length} route(s), so it ` +
-            "is not the one this call made: another stack or person created the same name while this ran. Nothing was " +
-            "deleted. Set `adopt: true` to manage it here, or delete it on the service, and run `pulumi up` again.",
-        );
-      }
-      await client.deleteDomain(lost.id).catch((error: Error) => {
-        throw new Error(
-          `Domain ${inputs.name}: the service's answer to create was lost, and deleting the domain it made ` +
-            `(id ${lost.id}) to create it again failed: ${error.message} Delete it on the service and run \`pulumi up\` again.`,
-          { cause: error },
-        );
-      });
-      if (attempt === MAX_CREATES) {
-        throw new Error(
-          `Domain ${inputs.name}: the service's answer to create was lost ${MAX_CREATES} times in a row, so its DNS records ` +
-            "are unknown; the domain was deleted again. Run `pulumi up` again.",
-        );
-      }
-    }
+    // The client makes the domain and gets its records, proving ownership before it deletes anything.
+    const creation = await client.createDomainWithRecords(inputs.name);
+    if (creation.outcome !== "created") throw creationFailure(inputs.name, creation);
+    const { domain, dnsRecords } = creation;
+    return { id: String(domain.id), outs: domainOutputs(inputs, domain, dnsRecords) };
   },
 
-  async read(id, props) {
-    const state = props as DomainOutputs;
+  async read(id: string, props: StoredDomain = {}) {
     const client = serviceClient();
     const find = (domains: readonly Domain[]) => domains.find((candidate) => String(candidate.id) === id);
     // Gone only on a definite answer: a list without it, confirmed by a list sent after this read
@@ -139,30 +85,65 @@ export const domainProvider: pulumi.dynamic.ResourceProvider = {
       find(await client.listDomains({ maxAgeMs: READ_LIST_MAX_AGE_MS })) ??
       find(await client.listDomains({ fresh: true }));
     if (!domain) return { id: undefined, props: {} };
-    const inputs = { name: state.name ?? domain.name, adopt: state.adopt ?? false };
-    return { id, props: domainOutputs(inputs, domain, state.dnsRecords ?? []), inputs };
+    const inputs = { name: props.name ?? domain.name, adopt: props.adopt ?? false };
+    return { id, props: domainOutputs(inputs, domain, props.dnsRecords ?? []), inputs };
   },
 
-  async update(_id, olds, news) {
+  async update(_id: string, olds: StoredDomain, news: DomainProps) {
     // Nothing about a domain changes in place; only `adopt` can differ, and it is kept as given.
-    const state = olds as DomainOutputs;
-    return { outs: { ...withoutProvider(state), adopt: (news as DomainInputs).adopt } };
+    return { outs: { ...withoutProvider(olds), adopt: news.adopt } };
   },
 
-  async delete(id) {
+  async delete(id: string, _props?: StoredDomain) {
     try {
       await serviceClient().deleteDomain(Number(id));
     } catch (error) {
       if (!isObjectNotFound(error)) throw error; // already gone: that is what delete wants
     }
   },
-};
+} satisfies pulumi.dynamic.ResourceProvider<DomainProps, StoredDomain>;
+
+/** Why no domain was made (or kept), in the words of a Pulumi user: what happened, what to do. */
+function creationFailure(name: string, creation: Exclude<DomainCreation, { outcome: "created" }>): Error {
+  const lostAnswer = `Domain ${name}: the service's answer to create was lost`;
+  switch (creation.outcome) {
+    case "taken":
+      return alreadyExists(name, creation);
+    case "answeredWithoutRecords":
+      return new Error(
+        `Domain ${name}: the service created it but its answer carried no DNS records, so there is nothing to ` +
+          "publish or verify; the domain was deleted again. If this deployment never returns records, create the domain " +
+          "by hand and set `adopt: true`, publishing its records yourself.",
+      );
+    case "foundWithRoutes": {
+      const { domain, routes } = creation;
+      return new Error(
+        `${lostAnswer}, and the domain of that name found afterwards ` +
+          `(id ${domain.id}, created ${domain.createdAt ?? "at an unknown time"}) already has ${routes} route(s), so it ` +
+          "is not the one this call made: another stack or person created the same name while this ran. Nothing was " +
+          "deleted. Set `adopt: true` to manage it here, or delete it on the service, and run `pulumi up` again.",
+      );
+    }
+    case "deleteFailed":
+      return new Error(
+        `${lostAnswer}, and deleting the domain it made (id ${creation.domain.id}) to create it again failed: ` +
+          `${creation.error.message} Delete it on the service and run \`pulumi up\` again.`,
+        { cause: creation.error },
+      );
+    case "lostEveryTime":
+      return new Error(
+        `${lostAnswer} ${MAX_CREATES} times in a row, so its DNS records are unknown; the domain was deleted again. ` +
+          "Run `pulumi up` again.",
+      );
+  }
+}
 
 /** The domain exists but this call did not make it: say so, and the two ways forward. */
-function alreadyExists(name: string, existing: ExistingObject, cause: unknown, lostBefore: boolean): Error {
+function alreadyExists(name: string, taken: Extract<DomainCreation, { outcome: "taken" }>): Error {
+  const { existing } = taken;
   // After this run deleted a domain it made, its own earlier create may land late; nothing tells
   // that apart from another party's create, so it is only mentioned.
-  const late = lostBefore
+  const late = taken.afterLostCreate
     ? " (This run's own earlier create, whose answer was lost, may have landed late: if no one else uses the name, delete it.)"
     : "";
   return new Error(
@@ -171,7 +152,7 @@ function alreadyExists(name: string, existing: ExistingObject, cause: unknown, l
       "Nothing was changed. Either set `adopt: true` to manage it here as it is (the service returns a domain's DNS records only " +
       "when it creates the domain, so its records are then yours to publish), or delete it on the service and run `pulumi up` again." +
       late,
-    { cause },
+    { cause: taken.error },
   );
 }
 
@@ -188,14 +169,6 @@ export function domainOutputs(inputs: DomainInputs, domain: Domain, dnsRecords: 
     createdAt: domain.createdAt,
     dnsRecords,
   };
-}
-
-/** Postal refuses a duplicate name with "Name is already added"; forks answer a conflict. */
-function isAlreadyAdded(error: unknown): error is EmailApiError {
-  return (
-    isEmailApiError(error) &&
-    (error.kind === "conflict" || (error.kind === "validation" && /already/i.test(error.serviceMessage)))
-  );
 }
 
 export function withoutProvider<T extends object>(state: T): T {

@@ -1,0 +1,242 @@
+import { EmailApiError, emailApiError, EmailApiErrorDetails, isEmailApiError, withDetails } from "./errors";
+import { backoffDelay, RetryPolicy } from "./retry";
+import { neverSent, OutgoingRequest, SendResult } from "./transport";
+
+/** One operation of the API, and what may be done when its answer is lost. */
+export interface Operation<T> extends OutgoingRequest {
+  parse: (data: unknown) => T;
+  timeoutMs?: number;
+  policy?: Partial<RetryPolicy>;
+  /**
+   * What a retry may do after a try whose answer was lost (timeout, dropped connection, 5xx):
+   * - "resend": the operation is idempotent (lists, checks, updates, deletes);
+   * - "stop": never resend (sending a message twice would send two messages);
+   * - a lookup by natural key: the lost request may have created the object, so look first and
+   *   return it if it is there; resend only if it is not.
+   */
+  afterLostAnswer: "resend" | "stop" | { lookup: (timeoutMs: number) => Promise<T | undefined> };
+  /**
+   * A read changes nothing: a 2xx that is not the service's answer means a wrong base URL. On
+   * anything else it is an answer lost after the service may have done the work.
+   */
+  read?: true;
+  /** Turns an error on a retry after a lost answer into success (e.g. delete → already gone). */
+  settleAfterLostAnswer?: (error: EmailApiError) => { value: T } | undefined;
+}
+
+/** What the loop needs from outside: one request at a time, time, and the key in use. */
+export interface ExecuteContext {
+  /** Sends one request; never throws. */
+  send: (request: OutgoingRequest, attempt: number, timeoutMs: number) => Promise<SendResult>;
+  /** Switches to another key after the service refused this one; false when there is none left. */
+  useFallbackKey: () => boolean;
+  policy: RetryPolicy;
+  /** Timeout of one request unless the operation has its own. */
+  requestTimeoutMs: number;
+  random: () => number;
+  clock: { now: () => number; sleep: (ms: number) => Promise<void> };
+  /** Appended to an auth failure's message. */
+  authFailureHint?: string;
+}
+
+/**
+ * Where an operation stands between two requests. One value, so that what was lost and what comes
+ * next cannot disagree. `failure` is the latest error: it sets the wait before the next request, and
+ * is what the operation fails with when the attempts or the budget run out.
+ */
+export type Phase =
+  /** Nothing was lost so far (failures, if any, prove nothing was done): send. */
+  | { phase: "sending"; failure?: EmailApiError }
+  /** An answer was lost, so the request may have been applied: send again (an idempotent operation,
+   *  or a lookup found nothing). */
+  | { phase: "resending"; failure: EmailApiError }
+  /** An answer was lost: look the object up by its natural key before sending again. */
+  | { phase: "lookingUp"; failure: EmailApiError }
+  /** A resend after a lost answer was refused as a duplicate: the lookup decides whether the holder
+   *  is what the lost request made (then it is returned) or not (then `conflict` is the failure). */
+  | { phase: "confirming"; failure: EmailApiError; conflict: EmailApiError };
+
+/** What one request leads to: a value, a failure, or the next phase (`wait`: back off first). */
+type Step<T> =
+  | { to: "done"; value: T }
+  | { to: "fail"; error: EmailApiError; outcomeUnknown?: true }
+  | { to: "next"; phase: Phase; wait: boolean; refused?: true };
+
+/**
+ * Runs an operation with retries. Each pass sends one request (the operation itself, or a lookup
+ * by natural key after a lost answer), so `maxAttempts` bounds every request made, lookups
+ * included, and each request's timeout is cut so that none outlives the time budget.
+ */
+export async function execute<T>(op: Operation<T>, context: ExecuteContext): Promise<T> {
+  const policy = { ...context.policy, ...op.policy };
+  const { clock } = context;
+  const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
+  const timeoutMs = op.timeoutMs ?? context.requestTimeoutMs;
+  const started = clock.now();
+  // Requests refused with 429 did nothing, so they count against the budget only; time spent
+  // waiting for this process's turn to send is not the service failing, so it is no part of it.
+  const spent = { requests: 0, refused: 0, queuedMs: 0 };
+  const elapsed = () => clock.now() - started - spent.queuedMs;
+  let state: Phase = { phase: "sending" };
+
+  const fail = (cause: EmailApiError, extra: Partial<EmailApiErrorDetails> = {}) =>
+    withDetails(cause, {
+      operation: op.operation,
+      attempts: spent.requests,
+      outcomeUnknown: state.phase !== "sending" || undefined,
+      ...(cause.kind === "auth" && context.authFailureHint
+        ? { serviceMessage: `${cause.serviceMessage}. ${context.authFailureHint}` }
+        : {}),
+      ...extra,
+    });
+  const giveUp = () => fail(state.phase === "confirming" ? state.conflict : state.failure!);
+
+  for (;;) {
+    const remaining = policy.budgetMs - elapsed();
+    if (state.failure && (spent.requests - spent.refused >= policy.maxAttempts || remaining <= 0))
+      throw giveUp();
+    spent.requests++;
+    const requestTimeout = Math.max(1, Math.min(timeoutMs, remaining));
+
+    let step: Step<T>;
+    if (state.phase === "lookingUp" || state.phase === "confirming") {
+      step = await lookStep(state, lookup!, requestTimeout);
+    } else {
+      const sent = await context.send(op, spent.requests, requestTimeout);
+      spent.queuedMs += sent.queuedMs;
+      step = answerStep(op, state, sent, lookup !== undefined, context.useFallbackKey);
+    }
+    if (step.to === "done") return step.value;
+    if (step.to === "fail") throw fail(step.error, step.outcomeUnknown ? { outcomeUnknown: true } : {});
+    state = step.phase;
+    if (step.refused) spent.refused++;
+    if (!step.wait) continue;
+    // No request is left to wait for.
+    if (spent.requests - spent.refused >= policy.maxAttempts) throw giveUp();
+
+    // Give up only when the wait the service asks for (or the bare backoff) does not fit; the
+    // jitter on top is cut to leave the retry a second of its own.
+    const failure = state.failure!;
+    const least = failure.retryAfterMs ?? 0;
+    const jittered = backoffDelay(spent.requests, policy, context.random, failure.retryAfterMs);
+    const delay = Math.max(least, Math.min(jittered, policy.budgetMs - elapsed() - 1000));
+    if (elapsed() + delay >= policy.budgetMs) throw giveUp();
+    await clock.sleep(delay);
+  }
+}
+
+/** What an answer (or its absence) to the operation's own request leads to. */
+function answerStep<T>(
+  op: Operation<T>,
+  state: Extract<Phase, { phase: "sending" | "resending" }>,
+  sent: SendResult,
+  hasLookup: boolean,
+  useFallbackKey: () => boolean,
+): Step<T> {
+  if (sent.ok) {
+    if (op.read && sent.data === undefined) {
+      // An empty success to a list: a catch-all or health route answered, not the service.
+      const serviceMessage = "answered with an empty body (is the base URL right?)";
+      return {
+        to: "fail",
+        error: emailApiError({ operation: op.operation, kind: "validation", serviceMessage }),
+      };
+    }
+    const parsed = parseAnswer(op, sent.data);
+    if (parsed.ok) return { to: "done", value: parsed.value };
+    // Created, but the answer is unreadable: find the object instead.
+    if (hasLookup) return { to: "next", phase: { phase: "lookingUp", failure: parsed.error }, wait: false };
+    return { to: "fail", error: parsed.error };
+  }
+  if (sent.unreadableSuccess && op.read) return { to: "fail", error: sent.error };
+  // A write answered 2xx but unreadably (cut short, a proxy's page): it may have been done.
+  const error = sent.unreadableSuccess ? asLostAnswer(sent.error) : sent.error;
+  if (state.phase === "resending") {
+    const settled = op.settleAfterLostAnswer?.(error);
+    if (settled) return { to: "done", value: settled.value };
+    if (hasLookup && (error.kind === "conflict" || error.kind === "validation")) {
+      return { to: "next", phase: { phase: "confirming", failure: error, conflict: error }, wait: false };
+    }
+  }
+  // A key the service says is not valid did nothing: send again at once with the other one.
+  // (Not on other refusals: a suspended server or a proxy's 403 says nothing of the key.)
+  if (isKeyRefused(error) && (op.auth ?? "server") === "server" && useFallbackKey()) {
+    return { to: "next", phase: state, wait: false };
+  }
+  if (error.kind !== "transient") return { to: "fail", error };
+  const refused = error.httpStatus === 429 ? { refused: true as const } : {};
+  // A 429 or 503 was refused before any work; a refused connection never arrived.
+  const mayHaveBeenApplied = error.httpStatus !== 429 && error.httpStatus !== 503 && !neverSent(error);
+  if (!mayHaveBeenApplied)
+    return { to: "next", phase: { phase: state.phase, failure: error }, wait: true, ...refused };
+  if (op.afterLostAnswer === "stop") return { to: "fail", error, outcomeUnknown: true };
+  const phase: Phase = hasLookup
+    ? { phase: "lookingUp", failure: error }
+    : { phase: "resending", failure: error };
+  return { to: "next", phase, wait: true };
+}
+
+/** What a lookup by natural key after a lost answer leads to. */
+async function lookStep<T>(
+  state: Extract<Phase, { phase: "lookingUp" | "confirming" }>,
+  lookup: (timeoutMs: number) => Promise<T | undefined>,
+  timeoutMs: number,
+): Promise<Step<T>> {
+  let found: T | undefined;
+  try {
+    found = await lookup(timeoutMs);
+  } catch (error) {
+    if (!isEmailApiError(error)) throw error;
+    if (error.kind !== "transient") return { to: "fail", error }; // outcome unknown: the phase says so
+    // Wait, then look again: never resend without knowing.
+    return { to: "next", phase: { ...state, failure: error }, wait: true };
+  }
+  if (found !== undefined) return { to: "done", value: found };
+  // The conflicting object is not one this call made.
+  if (state.phase === "confirming") return { to: "fail", error: state.conflict };
+  // The lost request made nothing (yet): send again at once.
+  return { to: "next", phase: { phase: "resending", failure: state.failure }, wait: false };
+}
+
+function parseAnswer<T>(
+  op: Operation<T>,
+  data: unknown,
+): { ok: true; value: T } | { ok: false; error: EmailApiError } {
+  try {
+    return { ok: true, value: op.parse(data) };
+  } catch (error) {
+    const issues = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
+    const detail = issues?.length
+      ? issues
+          .slice(0, 3)
+          .map((issue) => `${issue.path.map(String).join(".") || "data"}: ${issue.message}`)
+          .join("; ")
+      : (error as Error).message;
+    return {
+      ok: false,
+      error: emailApiError({
+        operation: op.operation,
+        kind: "validation",
+        serviceMessage: `the answer has an unexpected shape (${detail})`,
+      }),
+    };
+  }
+}
+
+/** The service says the key itself is not valid (Postal's code, or a plain 401). */
+function isKeyRefused(error: EmailApiError): boolean {
+  return error.kind === "auth" && (error.code === "InvalidServerAPIKey" || error.httpStatus === 401);
+}
+
+/** An unreadable 2xx to a write: as if the answer was lost on the way. */
+function asLostAnswer(error: EmailApiError): EmailApiError {
+  return withDetails(error, {
+    kind: "transient",
+    serviceMessage: `${error.serviceMessage.replace(/ \(is the base URL right\?\)$/, "")}, so the outcome is unknown`,
+  });
+}
+
+/** The real clock: `Date.now` and a timer. */
+export function systemTime(): ExecuteContext["clock"] {
+  return { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+}

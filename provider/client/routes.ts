@@ -1,0 +1,51 @@
+import { z } from "zod";
+import type { FieldSchemas } from "./schemas";
+import type { CreateRouteInput, Route, UpdateRouteInput } from "./types";
+
+/** The parser of a route as the service answers it. Built on demand (see schemas.ts). */
+export function routeSchema({ id, optionalId }: FieldSchemas) {
+  return z
+    .object({
+      id,
+      uuid: z.string().nullish(),
+      name: z.string(),
+      domain_id: optionalId,
+      endpoint_id: optionalId,
+      mode: z.string().nullish(),
+      spam_mode: z.string().nullish(),
+    })
+    .transform((raw): Route => ({
+      id: raw.id,
+      uuid: raw.uuid ?? "",
+      name: raw.name,
+      domainId: raw.domain_id,
+      endpointId: raw.endpoint_id,
+      mode: raw.mode ?? "Endpoint",
+      spamMode: raw.spam_mode ?? "Mark",
+    }));
+}
+
+/** The body of `routes/create`; what is left out takes the service's default. */
+export function encodeCreateRoute(input: CreateRouteInput): Record<string, unknown> {
+  return {
+    name: input.name,
+    domain_id: input.domainId,
+    endpoint_id: input.endpointId,
+    ...routeSettings(input),
+  };
+}
+
+/** The body of `routes/update`: only what changes. */
+export function encodeUpdateRoute(input: UpdateRouteInput): Record<string, unknown> {
+  const body: Record<string, unknown> = { id: input.id };
+  if (input.name !== undefined) body.name = input.name;
+  if (input.endpointId !== undefined) body.endpoint_id = input.endpointId;
+  return { ...body, ...routeSettings(input) };
+}
+
+function routeSettings(input: Pick<CreateRouteInput, "mode" | "spamMode">): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (input.mode !== undefined) body.mode = input.mode;
+  if (input.spamMode !== undefined) body.spam_mode = input.spamMode;
+  return body;
+}

@@ -1,0 +1,54 @@
+import type { EmailApiError } from "./errors";
+import type { RetryPolicy } from "./retry";
+
+export interface ClientSettings {
+  /** The service's base URL; operation paths (`/api/v1/...`) are appended to it. */
+  baseUrl: string;
+  /** Server API key, sent as `X-Server-API-Key`. Needed by every operation but createServer. */
+  apiKey?: string;
+  /**
+   * A second server API key of the same server, tried when the service says `apiKey` is not valid
+   * (a key rotated since the stack config that `refresh` and `destroy` use was saved). Used from
+   * then on by this client.
+   */
+  fallbackApiKey?: string;
+  /**
+   * Longest a request waits for its turn under this process's own limits (the in-flight cap, the
+   * pace learned from 429s) before it fails as transient, unsent: for callers with a deadline of
+   * their own. @default no limit: a burst against a slow service waits its turn
+   */
+  permitWaitMs?: number;
+  /** Appended to the message of an auth failure: where the key came from, what to do. */
+  authFailureHint?: string;
+  /** Master key, sent as `X-Master-Key`. Needed by createServer only. */
+  masterKey?: string;
+  /** Time one request may take before it is abandoned. @default 30000 */
+  requestTimeoutMs?: number;
+  /** Time one `domains/check` request may take: the service does four DNS lookups. @default 60000 */
+  checkTimeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Called after every request sent, retries included (for counting in tests and benchmarks). */
+  onAttempt?: (attempt: AttemptRecord) => void;
+  /** Source of jitter. @default Math.random */
+  random?: () => number;
+}
+
+export interface ListOptions {
+  /** Reuse an answer at most this old (ms) instead of asking again. @default 0: only in-flight ones */
+  maxAgeMs?: number;
+  /**
+   * Only an answer to a request sent after this call (shared with callers arriving meanwhile):
+   * to confirm that an object is gone before saying so. Overrides `maxAgeMs`.
+   * @default false
+   */
+  fresh?: boolean;
+}
+
+export interface AttemptRecord {
+  operation: string;
+  attempt: number;
+  /** "ok", or the error kind. */
+  outcome: "ok" | EmailApiError["kind"];
+  httpStatus?: number;
+  code?: string;
+}
