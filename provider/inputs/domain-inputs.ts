@@ -1,4 +1,4 @@
-import { booleanSchema, CheckFailure, checkProperties, nameSchema } from "./check-inputs";
+import { booleanSchema, CheckedInputs, checkProperties, nameSchema } from "./check-inputs";
 import { domainNameProblem } from "./names";
 
 /** What the domain provider works with once `check()` has passed. */
@@ -9,11 +9,8 @@ export interface DomainInputs {
   adopt: boolean;
 }
 
-export function checkDomainInputs(news: Record<string, unknown>): {
-  inputs: Record<string, unknown>;
-  failures: CheckFailure[];
-} {
-  return checkProperties("Domain", news, {
+export function checkDomainInputs(news: object): CheckedInputs<DomainInputs> {
+  return checkProperties<DomainInputs>("Domain", news, {
     name: { schema: () => nameSchema(domainNameProblem), required: true },
     adopt: { schema: booleanSchema, default: false },
   });
