@@ -1,10 +1,4 @@
-import type {
-  CheckResult,
-  CreateResult,
-  DiffResult,
-  ResourceProvider,
-  UpdateResult,
-} from "@pulumi/pulumi/dynamic";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
 import {
   EmailApiError,
   EmailDeliveryClient,
@@ -50,16 +44,16 @@ type ReadInputs = Pick<RouteOutputs, (typeof READ_INPUTS)[number]>;
  * An inbound route. The API cannot move a route to another domain, so a new `domainId` replaces
  * it (the old one first: names are unique per domain); everything else is updated in place.
  */
-export const routeProvider: ResourceProvider = {
+export const routeProvider: dynamic.ResourceProvider = {
   configure: rememberConfig,
 
   // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
   // sends property bags of whatever shape this or an earlier version stored.
-  async check(_olds: unknown, news: object): Promise<CheckResult<RouteInputs>> {
+  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<RouteInputs>> {
     return checkRouteInputs(news);
   },
 
-  async diff(_id: string, olds: RouteState, news: RouteProps): Promise<DiffResult> {
+  async diff(_id: string, olds: RouteState, news: RouteProps): Promise<dynamic.DiffResult> {
     return diffByRules(olds, news, {
       replace: ["domainId"],
       update: [...UPDATABLE],
@@ -67,7 +61,7 @@ export const routeProvider: ResourceProvider = {
     });
   },
 
-  async create(inputs: RouteProps): Promise<CreateResult<RouteOutputs>> {
+  async create(inputs: RouteProps): Promise<dynamic.CreateResult<RouteOutputs>> {
     const client = serviceClient();
     if (inputs.adopt) {
       const existing = await findRoute(client, inputs);
@@ -113,7 +107,7 @@ export const routeProvider: ResourceProvider = {
     return { id, props: outs, inputs: pickFields(outs, READ_INPUTS) };
   },
 
-  async update(id: string, olds: RouteState, news: RouteProps): Promise<UpdateResult<RouteOutputs>> {
+  async update(id: string, olds: RouteState, news: RouteProps): Promise<dynamic.UpdateResult<RouteOutputs>> {
     const changes = changedFields(olds, news, UPDATABLE);
     if (changes.length === 0) return { outs: { ...withoutStoredProvider(olds), adopt: news.adopt } };
     const route = await serviceClient().updateRoute({ id: Number(id), ...pickFields(news, changes) });

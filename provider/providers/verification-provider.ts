@@ -1,10 +1,4 @@
-import type {
-  CheckResult,
-  CreateResult,
-  DiffResult,
-  ResourceProvider,
-  UpdateResult,
-} from "@pulumi/pulumi/dynamic";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
 // Only the log: the provider host has the rest of the runtime loaded, the full SDK costs ~0.4 s.
 import * as log from "@pulumi/pulumi/log";
 import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
@@ -39,23 +33,23 @@ const DIFF_RULES: DiffRules = {
  * so the next `up` resumes the wait; a refresh re-checks, so broken records show as
  * `verified: false` and the next `up` waits again.
  */
-export const verificationProvider: ResourceProvider = {
+export const verificationProvider: dynamic.ResourceProvider = {
   configure: rememberConfig,
 
   // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
   // sends property bags of whatever shape this or an earlier version stored.
-  async check(_olds: unknown, news: object): Promise<CheckResult<VerificationInputs>> {
+  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<VerificationInputs>> {
     return checkVerificationInputs(news);
   },
 
-  async diff(_id: string, olds: VerificationState, news: VerificationProps): Promise<DiffResult> {
+  async diff(_id: string, olds: VerificationState, news: VerificationProps): Promise<dynamic.DiffResult> {
     const diff = diffByRules(withDefaults(olds), withDefaults(news), DIFF_RULES);
     // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
     const waitAgain = olds.verified !== true && diff.replaces.length === 0;
     return { ...diff, changes: diff.changes || waitAgain };
   },
 
-  async create(inputs: VerificationProps): Promise<CreateResult<VerificationOutputs>> {
+  async create(inputs: VerificationProps): Promise<dynamic.CreateResult<VerificationOutputs>> {
     return { id: String(inputs.domainId), outs: await verify(inputs) };
   },
 
@@ -63,7 +57,7 @@ export const verificationProvider: ResourceProvider = {
     _id: string,
     olds: VerificationState,
     news: VerificationProps,
-  ): Promise<UpdateResult<VerificationOutputs>> {
+  ): Promise<dynamic.UpdateResult<VerificationOutputs>> {
     // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
     const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
     if (olds.verified === true && changed.length === 0) return { outs: outputs(pickInputs(news), olds) };
