@@ -1,5 +1,16 @@
+import type * as cloudflare from "@pulumi/cloudflare";
+import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
 import { quoteTxt } from "./txt";
+
+/** What every record of a domain shares in Cloudflare. */
+export interface CloudflareRecordOptions<Text = string> {
+  zoneId: Text;
+  /** 1 (automatic) or 60 to 86400 seconds (see `ttlProblem`). */
+  ttl: number;
+  /** Undefined for none. */
+  comment: Text | undefined;
+}
 
 /** The `cloudflare.DnsRecord` arguments for one of the service's records. */
 export interface CloudflareRecordArgs {
@@ -10,27 +21,45 @@ export interface CloudflareRecordArgs {
   ttl: number;
   proxied: false;
   priority?: number;
-  comment: string;
+  comment: string | undefined;
 }
 
 /**
  * Maps a record the service asks for onto what Cloudflare stores, so nothing drifts: names and
  * host targets lowercase (Cloudflare lowercases them), TXT quoted and split, never proxied
  * (a proxied record would answer with Cloudflare's addresses and fail the check), explicit TTL.
+ *
+ * The one mapping for plain records (tests, tools) and for a record the `Domain` component knows
+ * only once the service has answered: given an output, the record's own fields are outputs, and
+ * the type must be given, so that a preview shows it.
  */
 export function cloudflareRecordArgs(
   record: DnsRecord,
-  options: { zoneId: string; ttl: number; comment: string },
-): CloudflareRecordArgs {
-  const type = record.type.toUpperCase();
+  options: CloudflareRecordOptions,
+): CloudflareRecordArgs;
+export function cloudflareRecordArgs(
+  record: pulumi.Output<DnsRecord>,
+  options: CloudflareRecordOptions<pulumi.Input<string>>,
+  type: string,
+): cloudflare.DnsRecordArgs;
+export function cloudflareRecordArgs(
+  record: DnsRecord | pulumi.Output<DnsRecord>,
+  options: CloudflareRecordOptions<pulumi.Input<string>>,
+  declaredType?: string,
+): cloudflare.DnsRecordArgs {
+  const field = <T>(read: (value: DnsRecord) => T): pulumi.Input<T> =>
+    pulumi.Output.isInstance(record) ? record.apply(read) : read(record);
+  const type = declaredType ?? (pulumi.Output.isInstance(record) ? undefined : record.type.toUpperCase());
+  if (type === undefined)
+    throw new Error("cloudflareRecordArgs: give the type of a record that is an output");
   return {
     zoneId: options.zoneId,
-    name: cloudflareName(record),
+    name: field(cloudflareName),
     type,
-    content: cloudflareContent(record),
+    content: field(cloudflareContent),
     ttl: options.ttl,
     proxied: false,
-    ...(type === "MX" ? { priority: record.priority ?? 10 } : {}),
+    ...(type === "MX" ? { priority: field(cloudflarePriority) } : {}),
     comment: options.comment,
   };
 }
@@ -45,6 +74,11 @@ export function cloudflareContent(record: DnsRecord): string {
   const type = record.type.toUpperCase();
   if (type === "TXT") return quoteTxt(record.content);
   return type === "CNAME" || type === "MX" ? record.content.toLowerCase() : record.content;
+}
+
+/** An MX record's priority: the service's, else 10 (Cloudflare needs one for every MX record). */
+export function cloudflarePriority(record: DnsRecord): number {
+  return record.priority ?? 10;
 }
 
 /** Cloudflare accepts 1 (automatic) or 60 to 86400 seconds. */

@@ -16,20 +16,32 @@ export interface PropertyRule {
   required?: boolean;
 }
 
+/** What `check()` returns: the inputs a provider works with, and what is wrong with them. */
+export interface CheckedInputs<T> {
+  /**
+   * Typed as Pulumi's `CheckResult` types them. With no failures each property passed its rule,
+   * except that a value unknown at preview is still the engine's placeholder (`UNKNOWN`).
+   */
+  inputs: T;
+  failures: CheckFailure[];
+}
+
 /**
  * Checks each property on its own so every bad property gets its own failure, fills defaults,
  * lets unknown values (preview) through untouched, and refuses properties that are not inputs
- * (a typo such as `spam_mode` would otherwise be ignored silently).
+ * (a typo such as `spam_mode` would otherwise be ignored silently). `news` is whatever the
+ * program gave, whatever its static type says: this is where it becomes typed.
  */
-export function checkProperties(
+export function checkProperties<T extends object>(
   resource: string,
-  news: Record<string, unknown>,
-  rules: Record<string, PropertyRule>,
-): { inputs: Record<string, unknown>; failures: CheckFailure[] } {
+  news: object,
+  rules: Record<keyof T & string, PropertyRule>,
+): CheckedInputs<T> {
+  const given: Record<string, unknown> = { ...news };
   const inputs: Record<string, unknown> = {};
   const failures: CheckFailure[] = [];
-  for (const [property, rule] of Object.entries(rules)) {
-    const value = news[property];
+  for (const [property, rule] of Object.entries<PropertyRule>(rules)) {
+    const value = given[property];
     if (value === undefined || value === null) {
       if (rule.default !== undefined) inputs[property] = rule.default;
       else if (rule.required) failures.push({ property, reason: `${resource} needs ${property}` });
@@ -44,11 +56,12 @@ export function checkProperties(
     else failures.push({ property, reason: parsed.error.issues[0]?.message ?? "is not valid" });
   }
   const known = Object.keys(rules);
-  for (const property of Object.keys(news)) {
+  for (const property of Object.keys(given)) {
     if (property === "__provider" || known.includes(property)) continue;
     failures.push({ property, reason: `is not an input of ${resource} (inputs: ${known.join(", ")})` });
   }
-  return { inputs, failures };
+  // The one place an untyped property bag becomes typed inputs (see CheckedInputs).
+  return { inputs: inputs as T, failures };
 }
 
 /** A positive whole number, as the service's ids are. */

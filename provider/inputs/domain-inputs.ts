@@ -1,4 +1,4 @@
-import { booleanSchema, CheckFailure, checkProperties, nameSchema } from "./check-inputs";
+import { booleanSchema, CheckedInputs, checkProperties, nameSchema } from "./check-inputs";
 import { domainNameProblem } from "./names";
 
 /**
@@ -12,15 +12,9 @@ export type DomainInputs = {
   adopt: boolean;
 };
 
-/** The inputs with defaults filled; they are `DomainInputs` when `failures` is empty. */
-export function checkDomainInputs(news: Record<string, unknown>): {
-  inputs: DomainInputs;
-  failures: CheckFailure[];
-} {
-  const { inputs, failures } = checkProperties("Domain", news, {
+export function checkDomainInputs(news: object): CheckedInputs<DomainInputs> {
+  return checkProperties<DomainInputs>("Domain", news, {
     name: { schema: () => nameSchema(domainNameProblem), required: true },
     adopt: { schema: booleanSchema, default: false },
   });
-  // Every property was checked and defaulted, or named in a failure.
-  return { inputs: inputs as DomainInputs, failures };
 }

@@ -1,7 +1,7 @@
 import type { RouteMode, SpamMode } from "../client";
 import {
   booleanSchema,
-  CheckFailure,
+  CheckedInputs,
   checkProperties,
   idSchema,
   nameSchema,
@@ -22,11 +22,8 @@ export interface RouteInputs {
   adopt: boolean;
 }
 
-export function checkRouteInputs(news: Record<string, unknown>): {
-  inputs: Record<string, unknown>;
-  failures: CheckFailure[];
-} {
-  return checkProperties("Route", news, {
+export function checkRouteInputs(news: object): CheckedInputs<RouteInputs> {
+  return checkProperties<RouteInputs>("Route", news, {
     name: { schema: () => nameSchema(routeNameProblem), required: true },
     domainId: { schema: idSchema, required: true },
     endpointId: { schema: idSchema, required: true },

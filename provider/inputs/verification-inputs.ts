@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { CheckFailure, checkProperties, describeValue, idSchema, secondsSchema } from "./check-inputs";
-import { isUnknown, UNKNOWN } from "./unknown";
+import { CheckedInputs, checkProperties, describeValue, idSchema, secondsSchema } from "./check-inputs";
+import { isUnknown } from "./unknown";
 
 /** The service's four DNS checks, by the names used in inputs. */
 export const CHECK_NAMES = ["spf", "dkim", "mx", "returnPath"] as const;
@@ -33,11 +33,8 @@ export function defaultMaxPollInterval(pollIntervalSeconds: number): number {
   return Math.max(DEFAULT_MAX_POLL_INTERVAL_SECONDS, pollIntervalSeconds);
 }
 
-export function checkVerificationInputs(news: Record<string, unknown>): {
-  inputs: Record<string, unknown>;
-  failures: CheckFailure[];
-} {
-  const result = checkProperties("DomainVerification", news, {
+export function checkVerificationInputs(news: object): CheckedInputs<VerificationInputs> {
+  const result = checkProperties<VerificationInputs>("DomainVerification", news, {
     domainId: { schema: idSchema, required: true },
     checks: { schema: checksSchema, default: [...CHECK_NAMES] },
     timeoutSeconds: { schema: () => secondsSchema(1, MAX_TIMEOUT_SECONDS), default: DEFAULT_TIMEOUT_SECONDS },
@@ -66,9 +63,11 @@ export function checkVerificationInputs(news: Record<string, unknown>): {
       reason: `must not be shorter than pollIntervalSeconds (${pollIntervalSeconds})`,
     });
   }
-  if (news.maxPollIntervalSeconds === undefined || news.maxPollIntervalSeconds === null) {
+  const given: Record<string, unknown> = { ...news };
+  if (given.maxPollIntervalSeconds === undefined || given.maxPollIntervalSeconds === null) {
+    // A poll interval unknown at preview makes its default unknown too (the same placeholder).
     result.inputs.maxPollIntervalSeconds = isUnknown(pollIntervalSeconds)
-      ? UNKNOWN
+      ? pollIntervalSeconds
       : defaultMaxPollInterval(
           typeof pollIntervalSeconds === "number" ? pollIntervalSeconds : DEFAULT_POLL_INTERVAL_SECONDS,
         );

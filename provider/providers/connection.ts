@@ -25,7 +25,7 @@ function configured(): ConfiguredValues {
 }
 
 /** `configure()` of every provider: remember the stack's connection settings. */
-export function rememberConfig(request: pulumi.dynamic.ConfigureRequest): void {
+export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
   const values = configured();
   for (const [setting, source] of Object.entries(CONNECTION_SETTINGS) as [Setting, { config: string }][]) {
     let value: string | undefined;

@@ -1,4 +1,4 @@
-import type * as pulumi from "@pulumi/pulumi";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
 import {
   DnsRecord,
   Domain,
@@ -10,8 +10,8 @@ import {
 } from "../client";
 import { checkDomainInputs, DomainInputs } from "../inputs";
 import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
-import { diffProperties } from "./diff";
-import { storedProviderOutdated } from "./loader";
+import { diffByRules } from "./diff";
+import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./stored-provider";
 
 /** What a domain resource records in state, plus its inputs (later versions must keep reading it). */
 export interface DomainOutputs {
@@ -29,41 +29,36 @@ export interface DomainOutputs {
 }
 
 /** Inputs as the engine passes them once `check` has passed: with the provider's stored text. */
-export type DomainProps = DomainInputs & { __provider?: string };
+export type DomainProps = DomainInputs & StoredProviderProperty;
 
 /** State as any version stored it: what later versions added is absent from older state. */
-export type StoredDomain = Partial<DomainOutputs> & { __provider?: string };
+export type StoredDomain = Partial<DomainOutputs> & StoredProviderProperty;
 
 /**
  * The service's sending domain. There is no update call: a new name means a new domain, deleted
  * first because names are unique. Records come only from the create answer, so they are kept in
  * state and carried through refreshes.
  */
-export const domainProvider = {
-  async configure(request: pulumi.dynamic.ConfigureRequest) {
-    rememberConfig(request);
-  },
+export const domainProvider: dynamic.ResourceProvider = {
+  configure: rememberConfig,
 
-  // `news` is what the program gave, unchecked: that is what `check` is for.
-  async check(_olds: unknown, news: Record<string, unknown>) {
+  // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
+  // sends property bags of whatever shape this or an earlier version stored.
+  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<DomainInputs>> {
     return checkDomainInputs(news);
   },
 
-  async diff(_id: string, olds: StoredDomain, news: DomainProps) {
+  async diff(_id: string, olds: StoredDomain, news: DomainProps): Promise<dynamic.DiffResult> {
     // `adopt` only matters when the domain is created, so changing it changes nothing.
-    const { changed, replaces } = diffProperties(olds, news, {
+    return diffByRules(olds, news, {
       replace: ["name"],
       update: [],
+      deleteBeforeReplace: true,
       same: (_property, a, b) => typeof a === "string" && typeof b === "string" && sameDomainName(a, b),
     });
-    return {
-      changes: changed.length > 0 || storedProviderOutdated(olds, news),
-      replaces,
-      deleteBeforeReplace: replaces.length > 0,
-    };
   },
 
-  async create(inputs: DomainProps) {
+  async create(inputs: DomainProps): Promise<dynamic.CreateResult<DomainOutputs>> {
     const client = serviceClient();
     if (inputs.adopt) {
       const existing = findDomain(await client.listDomains(), inputs.name);
@@ -76,7 +71,7 @@ export const domainProvider = {
     return { id: String(domain.id), outs: domainOutputs(inputs, domain, dnsRecords) };
   },
 
-  async read(id: string, props: StoredDomain = {}) {
+  async read(id: string, props: StoredDomain = {}): Promise<ReadAnswer<DomainInputs, DomainOutputs>> {
     const client = serviceClient();
     const find = (domains: readonly Domain[]) => domains.find((candidate) => String(candidate.id) === id);
     // Gone only on a definite answer: a list without it, confirmed by a list sent after this read
@@ -89,9 +84,13 @@ export const domainProvider = {
     return { id, props: domainOutputs(inputs, domain, props.dnsRecords ?? []), inputs };
   },
 
-  async update(_id: string, olds: StoredDomain, news: DomainProps) {
+  async update(
+    _id: string,
+    olds: StoredDomain,
+    news: DomainProps,
+  ): Promise<dynamic.UpdateResult<StoredDomain>> {
     // Nothing about a domain changes in place; only `adopt` can differ, and it is kept as given.
-    return { outs: { ...withoutProvider(olds), adopt: news.adopt } };
+    return { outs: { ...withoutStoredProvider(olds), adopt: news.adopt } };
   },
 
   async delete(id: string, _props?: StoredDomain) {
@@ -101,7 +100,7 @@ export const domainProvider = {
       if (!isObjectNotFound(error)) throw error; // already gone: that is what delete wants
     }
   },
-} satisfies pulumi.dynamic.ResourceProvider<DomainProps, StoredDomain>;
+};
 
 /** Why no domain was made (or kept), in the words of a Pulumi user: what happened, what to do. */
 function creationFailure(name: string, creation: Exclude<DomainCreation, { outcome: "created" }>): Error {
@@ -169,10 +168,4 @@ export function domainOutputs(inputs: DomainInputs, domain: Domain, dnsRecords: 
     createdAt: domain.createdAt,
     dnsRecords,
   };
-}
-
-export function withoutProvider<T extends object>(state: T): T {
-  const copy = { ...state } as Record<string, unknown>;
-  delete copy.__provider;
-  return copy as T;
 }

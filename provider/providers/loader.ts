@@ -83,8 +83,8 @@ export function isProviderLoader(text: unknown): boolean {
  * own `pulumi.dynamic.Resource` around these providers keeps serialized code on purpose.
  */
 export function storedProviderOutdated(
-  olds: Record<string, unknown>,
-  news: Record<string, unknown>,
+  olds: { __provider?: unknown },
+  news: { __provider?: unknown },
 ): boolean {
   return (
     isProviderLoader(news.__provider) && olds.__provider !== undefined && !isProviderLoader(olds.__provider)

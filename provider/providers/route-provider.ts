@@ -1,4 +1,4 @@
-import type * as pulumi from "@pulumi/pulumi";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
 import {
   EmailApiError,
   EmailDeliveryClient,
@@ -9,9 +9,8 @@ import {
 } from "../client";
 import { checkRouteInputs, RouteInputs } from "../inputs";
 import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
-import { diffProperties } from "./diff";
-import { withoutProvider } from "./domain-provider";
-import { storedProviderOutdated } from "./loader";
+import { changedFields, diffByRules, pickFields } from "./diff";
+import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./stored-provider";
 
 /** What a route resource records in state, plus `adopt` (later versions must keep reading it). */
 export interface RouteOutputs {
@@ -25,36 +24,44 @@ export interface RouteOutputs {
   adopt: boolean;
 }
 
-/** The properties an update call can change, and how they are named in a difference. */
+/** The properties an update call can change. */
 const UPDATABLE = ["name", "endpointId", "mode", "spamMode"] as const;
+
+/** What adopting an existing route changes on it (it already has the name and domain). */
+const CONVERGED = ["endpointId", "mode", "spamMode"] as const;
+
+/** The inputs as the engine sends them once checked, with the stored provider. */
+type RouteProps = RouteInputs & StoredProviderProperty;
+
+/** The state as the engine sends it, with the stored provider. */
+type RouteState = RouteOutputs & StoredProviderProperty;
+
+/** The inputs `read()` finds for a route: those that would make it as it is. */
+const READ_INPUTS = ["name", "domainId", "endpointId", "mode", "spamMode", "adopt"] as const;
+type ReadInputs = Pick<RouteOutputs, (typeof READ_INPUTS)[number]>;
 
 /**
  * An inbound route. The API cannot move a route to another domain, so a new `domainId` replaces
  * it (the old one first: names are unique per domain); everything else is updated in place.
  */
-export const routeProvider: pulumi.dynamic.ResourceProvider = {
-  async configure(request) {
-    rememberConfig(request);
-  },
+export const routeProvider: dynamic.ResourceProvider = {
+  configure: rememberConfig,
 
-  async check(_olds, news) {
+  // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
+  // sends property bags of whatever shape this or an earlier version stored.
+  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<RouteInputs>> {
     return checkRouteInputs(news);
   },
 
-  async diff(_id, olds, news) {
-    const { changed, replaces } = diffProperties(olds, news, {
+  async diff(_id: string, olds: RouteState, news: RouteProps): Promise<dynamic.DiffResult> {
+    return diffByRules(olds, news, {
       replace: ["domainId"],
       update: [...UPDATABLE],
+      deleteBeforeReplace: true,
     });
-    return {
-      changes: changed.length > 0 || storedProviderOutdated(olds, news),
-      replaces,
-      deleteBeforeReplace: replaces.length > 0,
-    };
   },
 
-  async create(props) {
-    const inputs = props as RouteInputs;
+  async create(inputs: RouteProps): Promise<dynamic.CreateResult<RouteOutputs>> {
     const client = serviceClient();
     if (inputs.adopt) {
       const existing = await findRoute(client, inputs);
@@ -81,8 +88,7 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
     }
   },
 
-  async read(id, props) {
-    const state = props as RouteOutputs;
+  async read(id: string, state: RouteState): Promise<ReadAnswer<ReadInputs, RouteOutputs>> {
     const client = serviceClient();
     // Both lists are shared with every other resource's refresh in this process.
     const reuse = { maxAgeMs: READ_LIST_MAX_AGE_MS };
@@ -98,23 +104,17 @@ export const routeProvider: pulumi.dynamic.ResourceProvider = {
     const route = (await look(reuse)) ?? (await look({ fresh: true }));
     if (!route) return { id: undefined, props: {} };
     const outs = routeOutputs(route, { ...state, adopt: state.adopt ?? false });
-    const inputs = { ...pickInputs(outs), adopt: outs.adopt };
-    return { id, props: outs, inputs };
+    return { id, props: outs, inputs: pickFields(outs, READ_INPUTS) };
   },
 
-  async update(id, olds, news) {
-    const inputs = news as RouteInputs;
-    const changes = UPDATABLE.filter((property) => (olds as RouteOutputs)[property] !== inputs[property]);
-    if (changes.length === 0)
-      return { outs: { ...withoutProvider(olds as RouteOutputs), adopt: inputs.adopt } };
-    const route = await serviceClient().updateRoute({
-      id: Number(id),
-      ...Object.fromEntries(changes.map((property) => [property, inputs[property]])),
-    });
-    return { outs: routeOutputs(route, inputs) };
+  async update(id: string, olds: RouteState, news: RouteProps): Promise<dynamic.UpdateResult<RouteOutputs>> {
+    const changes = changedFields(olds, news, UPDATABLE);
+    if (changes.length === 0) return { outs: { ...withoutStoredProvider(olds), adopt: news.adopt } };
+    const route = await serviceClient().updateRoute({ id: Number(id), ...pickFields(news, changes) });
+    return { outs: routeOutputs(route, news) };
   },
 
-  async delete(id) {
+  async delete(id: string): Promise<void> {
     try {
       await serviceClient().deleteRoute(Number(id));
     } catch (error) {
@@ -144,11 +144,6 @@ function routeOutputs(
   };
 }
 
-function pickInputs(outs: RouteOutputs) {
-  const { name, domainId, endpointId, mode, spamMode } = outs;
-  return { name, domainId, endpointId, mode, spamMode };
-}
-
 async function findRoute(client: EmailDeliveryClient, inputs: RouteInputs): Promise<Route | undefined> {
   return (await client.listRoutes()).find(
     (route) => route.domainId === inputs.domainId && route.name.toLowerCase() === inputs.name.toLowerCase(),
@@ -157,9 +152,9 @@ async function findRoute(client: EmailDeliveryClient, inputs: RouteInputs): Prom
 
 /** `endpointId is 3 (here 2)`: how an existing route differs from the inputs. */
 function differencesFrom(route: Route, inputs: RouteInputs): string[] {
-  return (["endpointId", "mode", "spamMode"] as const)
-    .filter((property) => route[property] !== inputs[property])
-    .map((property) => `${property} is ${String(route[property])} (here ${String(inputs[property])})`);
+  return changedFields(route, inputs, CONVERGED).map(
+    (property) => `${property} is ${String(route[property])} (here ${String(inputs[property])})`,
+  );
 }
 
 /** Takes over an existing route, changing what differs from the inputs in one update call. */
@@ -168,14 +163,9 @@ async function converge(
   route: Route,
   inputs: RouteInputs,
 ): Promise<RouteOutputs> {
-  const changes = (["endpointId", "mode", "spamMode"] as const).filter(
-    (property) => route[property] !== inputs[property],
-  );
+  const changes = changedFields(route, inputs, CONVERGED);
   if (changes.length === 0) return routeOutputs(route, inputs);
-  const updated = await client.updateRoute({
-    id: route.id,
-    ...Object.fromEntries(changes.map((property) => [property, inputs[property]])),
-  });
+  const updated = await client.updateRoute({ id: route.id, ...pickFields(inputs, changes) });
   return routeOutputs(updated, inputs);
 }
 

@@ -1,4 +1,4 @@
-import type * as pulumi from "@pulumi/pulumi";
+import type * as dynamic from "@pulumi/pulumi/dynamic";
 // Only the log: the provider host has the rest of the runtime loaded, the full SDK costs ~0.4 s.
 import * as log from "@pulumi/pulumi/log";
 import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
@@ -7,16 +7,22 @@ import { checkVerificationInputs, defaultMaxPollInterval, VerificationInputs } f
 import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
 import { waitForChecks, WaitOutcome, waitTimes } from "../verification/wait";
 import { connectionSetting, rememberConfig, serviceClient } from "./connection";
-import { diffProperties } from "./diff";
-import { storedProviderOutdated } from "./loader";
+import { diffByRules, diffProperties, DiffRules } from "./diff";
+import { ReadAnswer, StoredProviderProperty } from "./stored-provider";
 
 /** What a verification records in state, plus its inputs (later versions must keep reading it). */
 export interface VerificationOutputs extends DomainCheck, VerificationInputs {
   verified: boolean;
 }
 
+/** The inputs as the engine sends them once checked, with the stored provider. */
+type VerificationProps = VerificationInputs & StoredProviderProperty;
+
+/** The state as the engine sends it, with the stored provider. */
+type VerificationState = VerificationOutputs & StoredProviderProperty;
+
 /** A new domain is a new verification; new settings wait again. */
-const DIFF_RULES = {
+const DIFF_RULES: DiffRules = {
   replace: ["domainId"],
   update: ["checks", "timeoutSeconds", "pollIntervalSeconds", "maxPollIntervalSeconds"],
 };
@@ -27,37 +33,41 @@ const DIFF_RULES = {
  * so the next `up` resumes the wait; a refresh re-checks, so broken records show as
  * `verified: false` and the next `up` waits again.
  */
-export const verificationProvider: pulumi.dynamic.ResourceProvider = {
-  async configure(request) {
-    rememberConfig(request);
-  },
+export const verificationProvider: dynamic.ResourceProvider = {
+  configure: rememberConfig,
 
-  async check(_olds, news) {
+  // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
+  // sends property bags of whatever shape this or an earlier version stored.
+  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<VerificationInputs>> {
     return checkVerificationInputs(news);
   },
 
-  async diff(_id, olds, news) {
-    const { changed, replaces } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
+  async diff(_id: string, olds: VerificationState, news: VerificationProps): Promise<dynamic.DiffResult> {
+    const diff = diffByRules(withDefaults(olds), withDefaults(news), DIFF_RULES);
     // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
-    const waitAgain = olds.verified !== true && replaces.length === 0;
-    return { changes: changed.length > 0 || waitAgain || storedProviderOutdated(olds, news), replaces };
+    const waitAgain = olds.verified !== true && diff.replaces.length === 0;
+    return { ...diff, changes: diff.changes || waitAgain };
   },
 
-  async create(props) {
-    const inputs = props as VerificationInputs & { __provider?: string };
+  async create(inputs: VerificationProps): Promise<dynamic.CreateResult<VerificationOutputs>> {
     return { id: String(inputs.domainId), outs: await verify(inputs) };
   },
 
-  async update(_id, olds, news) {
+  async update(
+    _id: string,
+    olds: VerificationState,
+    news: VerificationProps,
+  ): Promise<dynamic.UpdateResult<VerificationOutputs>> {
     // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
     const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
-    if (olds.verified === true && changed.length === 0)
-      return { outs: outputs(pickInputs(news as VerificationInputs), olds as VerificationOutputs) };
-    return { outs: await verify(news as VerificationInputs & { __provider?: string }) };
+    if (olds.verified === true && changed.length === 0) return { outs: outputs(pickInputs(news), olds) };
+    return { outs: await verify(news) };
   },
 
-  async read(id, props) {
-    const state = props as VerificationOutputs;
+  async read(
+    id: string,
+    state: VerificationState,
+  ): Promise<ReadAnswer<VerificationInputs, VerificationOutputs>> {
     const inputs = pickInputs(state);
     try {
       const result = await serviceClient().checkDomain(inputs.domainId);
@@ -68,12 +78,12 @@ export const verificationProvider: pulumi.dynamic.ResourceProvider = {
     }
   },
 
-  async delete() {
+  async delete(): Promise<void> {
     // Nothing exists on the service for a verification.
   },
 };
 
-async function verify(inputs: VerificationInputs & { __provider?: string }): Promise<VerificationOutputs> {
+async function verify(inputs: VerificationProps): Promise<VerificationOutputs> {
   // The domain's name, for people: looked up only once a check has answered and the wait goes on,
   // so a domain whose records are already right costs one request, its check.
   let domain = `Domain ${inputs.domainId}`;
@@ -152,7 +162,7 @@ function pickInputs(source: VerificationInputs): VerificationInputs {
  * Properties with the defaults of inputs that state written by earlier versions lacks, so that
  * such state compares equal to the same program's inputs (and to inputs `check()` filled in).
  */
-function withDefaults(props: Record<string, unknown>): Record<string, unknown> {
+function withDefaults<T extends Partial<VerificationInputs>>(props: T): T {
   if (props.maxPollIntervalSeconds !== undefined || typeof props.pollIntervalSeconds !== "number")
     return props;
   return { ...props, maxPollIntervalSeconds: defaultMaxPollInterval(props.pollIntervalSeconds) };

@@ -3,27 +3,33 @@ import type { CheckName } from "../inputs";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
 export interface DomainVerificationArgs {
-  /** The domain to wait for (the service's numeric id). Changing it replaces the verification. */
+  /**
+   * The domain to wait for: the service's id, a positive whole number. Changing it replaces the
+   * verification.
+   * @example domain.domainId
+   */
   domainId: pulumi.Input<number>;
   /**
-   * The checks that must report OK. Choose `["spf", "dkim"]` for a sending-only domain.
+   * The checks that must report OK: at least one, each once. Choose `["spf", "dkim"]` for a
+   * sending-only domain.
    * @default ["spf", "dkim", "mx", "returnPath"]
+   * @example ["spf", "dkim"]
    */
   checks?: pulumi.Input<pulumi.Input<CheckName>[]>;
   /**
-   * How long `pulumi up` waits, at most 7200. Dynamic resources ignore `customTimeouts`; this is
+   * How long `pulumi up` waits, in seconds: 1 to 7200. Dynamic resources ignore `customTimeouts`; this is
    * the timeout. On timeout the resource stays in state as not verified and the next `up` waits again.
    * @default 600
    */
   timeoutSeconds?: pulumi.Input<number>;
   /**
-   * First wait between checks (1 to 300, at most `timeoutSeconds`); waits then grow to
+   * First wait between checks, in seconds: 1 to 300, at most `timeoutSeconds`. Waits then grow to
    * `maxPollIntervalSeconds`.
    * @default 5
    */
   pollIntervalSeconds?: pulumi.Input<number>;
   /**
-   * Longest wait between checks (1 to 300, at least `pollIntervalSeconds`). Records are seen at
+   * Longest wait between checks, in seconds: 1 to 300, at least `pollIntervalSeconds`. Records are seen at
    * the first check after they turn valid, so this is about the longest `pulumi up` waits after
    * that; a longer one makes fewer requests (each check makes the service do a few DNS lookups).
    * @default 5, or `pollIntervalSeconds` when that is longer
@@ -53,23 +59,24 @@ export class DomainVerification extends EmailDeliveryDynamicResource {
       "verificationProvider",
       "DomainVerification",
       name,
-      // Every output needs its key here, even when unset (see Route).
       {
         domainId: args.domainId,
         checks: args.checks,
         timeoutSeconds: args.timeoutSeconds,
         pollIntervalSeconds: args.pollIntervalSeconds,
         maxPollIntervalSeconds: args.maxPollIntervalSeconds,
-        verified: undefined,
-        spfStatus: undefined,
-        spfError: undefined,
-        dkimStatus: undefined,
-        dkimError: undefined,
-        mxStatus: undefined,
-        mxError: undefined,
-        returnPathStatus: undefined,
-        returnPathError: undefined,
       },
+      [
+        "verified",
+        "spfStatus",
+        "spfError",
+        "dkimStatus",
+        "dkimError",
+        "mxStatus",
+        "mxError",
+        "returnPathStatus",
+        "returnPathError",
+      ],
       opts,
     );
   }

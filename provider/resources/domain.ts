@@ -1,52 +1,17 @@
-import * as cloudflare from "@pulumi/cloudflare";
+import type * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
-import { cloudflareContent, cloudflareName, recordResourceName, ttlProblem } from "../dns";
-import type { CheckName } from "../inputs";
-import { DomainVerification } from "./domain-verification";
+import { DomainCloudflareArgs, publishRecords } from "./domain-records";
+import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
 import { ServiceDomain } from "./service-domain";
 
-export interface DomainCloudflareArgs {
-  /** The Cloudflare zone that holds the domain (the domain itself or a parent of it). */
-  zoneId: pulumi.Input<string>;
-  /**
-   * TTL of the records: 1 (automatic) or 60 to 86400 seconds.
-   * @default 300
-   */
-  ttl?: number;
-  /** The Cloudflare provider to publish with (e.g. one with `baseUrl` or a scoped token). @default the default provider */
-  provider?: cloudflare.Provider;
-  /**
-   * Comment on every record. Cloudflare allows 100 characters on free plans.
-   * @default "pulumi <project>/<stack>: email <purpose>"
-   */
-  comment?: pulumi.Input<string>;
-}
-
-export interface DomainVerificationSettings {
-  /**
-   * The checks that must report OK; `["spf", "dkim"]` for a sending-only domain.
-   * @default ["spf", "dkim", "mx", "returnPath"]
-   */
-  checks?: pulumi.Input<pulumi.Input<CheckName>[]>;
-  /** How long `pulumi up` waits, in seconds (1 to 7200). @default 600 */
-  timeoutSeconds?: pulumi.Input<number>;
-  /**
-   * First wait between checks, in seconds (1 to 300); waits then grow to `maxPollIntervalSeconds`.
-   * @default 5
-   */
-  pollIntervalSeconds?: pulumi.Input<number>;
-  /**
-   * Longest wait between checks, in seconds (1 to 300, at least `pollIntervalSeconds`): about the
-   * longest `pulumi up` waits once the records are valid.
-   * @default 5, or `pollIntervalSeconds` when that is longer
-   */
-  maxPollIntervalSeconds?: pulumi.Input<number>;
-}
+/** `DomainVerification`'s settings but the domain, which the component gives it. */
+export type DomainVerificationSettings = Omit<DomainVerificationArgs, "domainId">;
 
 export interface DomainArgs {
   /**
-   * The sending domain, lowercase. Changing it replaces the domain (deleted first: names are unique).
+   * The sending domain: lowercase, at least two labels, international names in punycode
+   * (`xn--bcher-kva.example`). Changing it replaces the domain (deleted first: names are unique).
    * @example "mail.example.com"
    */
   name: pulumi.Input<string>;
@@ -59,7 +24,9 @@ export interface DomainArgs {
   cloudflare?: DomainCloudflareArgs;
   /**
    * Wait during `pulumi up` until the service reports the checks OK, or `false` not to wait.
+   * The settings are `DomainVerification`'s, with the same rules.
    * @default { checks: ["spf", "dkim", "mx", "returnPath"], timeoutSeconds: 600, pollIntervalSeconds: 5, maxPollIntervalSeconds: 5 }
+   * @example { checks: ["spf", "dkim"], timeoutSeconds: 1200 }
    */
   verification?: DomainVerificationSettings | false;
   /**
@@ -140,117 +107,4 @@ export class Domain extends pulumi.ComponentResource {
       verified: this.verified,
     });
   }
-}
-
-/** Records every service publishes exactly once, known by purpose before the domain exists. */
-const SINGLE_RECORDS = [
-  { purpose: "spf", type: "TXT" },
-  { purpose: "dkim", type: "TXT" },
-  { purpose: "return_path", type: "CNAME" },
-] as const;
-
-/** Cloudflare's limit for comments on free plans. */
-const MAX_COMMENT_LENGTH = 100;
-
-/**
- * One `cloudflare.DnsRecord` per record the service asks for. With `upFront`, SPF, DKIM and return
- * path are declared at once with everything known filled in (zone, type, TTL, comment), so a
- * preview shows them before the domain exists. The others (one MX per mail host, and any purpose
- * a service may add) are declared once the service has answered, named by purpose and ordered
- * by content so names stay stable. Returns the records, and what to give `dependsOn` so the
- * dependency on every record shows in previews too.
- */
-function publishRecords(
-  name: string,
-  dnsRecords: pulumi.Output<DnsRecord[]>,
-  settings: DomainCloudflareArgs,
-  parent: Domain,
-  { upFront }: { upFront: boolean },
-): { records: pulumi.Output<cloudflare.DnsRecord[]>; dependsOn: pulumi.Input<pulumi.Resource>[] } {
-  const ttl = settings.ttl ?? 300;
-  const problem = ttlProblem(ttl);
-  if (problem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${problem}`, parent);
-  const options: pulumi.CustomResourceOptions = {
-    parent,
-    provider: settings.provider,
-    deleteBeforeReplace: true,
-  };
-
-  const declare = (resourceName: string, purpose: string, type: string, record: pulumi.Output<DnsRecord>) =>
-    new cloudflare.DnsRecord(
-      resourceName,
-      {
-        zoneId: settings.zoneId,
-        name: record.apply(cloudflareName),
-        type,
-        content: record.apply(cloudflareContent),
-        ttl,
-        ...(type === "MX" ? { priority: record.apply((value) => value.priority ?? 10) } : {}),
-        proxied: false,
-        comment: recordComment(settings, purpose),
-      },
-      options,
-    );
-
-  const declaredUpFront = upFront
-    ? SINGLE_RECORDS.map(({ purpose, type }) =>
-        declare(
-          recordResourceName(name, purpose),
-          purpose,
-          type,
-          dnsRecords.apply((records) => {
-            const found = records.find((candidate) => candidate.purpose === purpose);
-            if (found) return found;
-            throw new Error(
-              `Domain ${name}: no ${purpose} record is known for this domain. The service returns a domain's records ` +
-                "only when it creates the domain, so an adopted domain has none: keep `adopt: true`, or delete the " +
-                "domain on the service so the stack creates it again.",
-            );
-          }),
-        ),
-      )
-    : [];
-  const upFrontPurposes: string[] = upFront ? SINGLE_RECORDS.map((record) => record.purpose) : [];
-
-  const declaredLater = dnsRecords.apply((records) => {
-    if (records.length === 0) {
-      pulumi.log.warn(
-        `${name}: the domain was adopted, so its DNS records are not known and none are published`,
-        parent,
-      );
-    }
-    const byPurpose = new Map<string, DnsRecord[]>();
-    for (const record of records.filter((candidate) => !upFrontPurposes.includes(candidate.purpose))) {
-      byPurpose.set(record.purpose, [...(byPurpose.get(record.purpose) ?? []), record]);
-    }
-    return [...byPurpose].flatMap(([purpose, group]) =>
-      group
-        .sort((a, b) => a.content.localeCompare(b.content))
-        .map((record, index) =>
-          declare(
-            // MX records are always numbered, so a second mail host does not rename the first.
-            recordResourceName(name, purpose, purpose === "mx" || group.length > 1 ? index : undefined),
-            purpose,
-            record.type.toUpperCase(),
-            pulumi.output(record),
-          ),
-        ),
-    );
-  });
-
-  return {
-    records: declaredLater.apply((later) => [...declaredUpFront, ...later]),
-    // Pulumi gathers dependencies through nested outputs and arrays: the up-front records are
-    // known in previews; the others join once the domain exists.
-    dependsOn: [...declaredUpFront, declaredLater as unknown as pulumi.Input<pulumi.Resource>],
-  };
-}
-
-/** The comment given, where "" means none (Cloudflare stores it as none); else one naming the stack. */
-function recordComment(settings: DomainCloudflareArgs, purpose: string): pulumi.Input<string> {
-  if (settings.comment !== undefined) {
-    return pulumi.output(settings.comment).apply((comment) => comment || undefined) as pulumi.Output<string>;
-  }
-  const comment = `pulumi ${pulumi.getProject()}/${pulumi.getStack()}: email ${purpose.replace(/_/g, " ")}`;
-  return comment.length <= MAX_COMMENT_LENGTH ? comment : `${comment.slice(0, MAX_COMMENT_LENGTH - 1)}…`;
 }

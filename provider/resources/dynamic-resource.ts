@@ -14,17 +14,23 @@ const MODULE = "email-delivery";
  * resource warns if it is missing there or of another version.
  */
 export abstract class EmailDeliveryDynamicResource extends pulumi.CustomResource {
+  /**
+   * `outputs` names the properties only the provider sets: each needs its key among the props,
+   * even unset, as Pulumi makes output properties only for the keys it is given.
+   */
   protected constructor(
     provider: StoredProviderName,
     type: string,
     name: string,
-    props: pulumi.Inputs,
+    inputs: pulumi.Inputs,
+    outputs: readonly string[],
     opts?: pulumi.CustomResourceOptions,
   ) {
+    const unset = Object.fromEntries(outputs.map((output) => [output, undefined]));
     super(
       `pulumi-nodejs:dynamic/${MODULE}:${type}`,
       name,
-      { ...props, __provider: providerLoaderText(provider) },
+      { ...inputs, ...unset, __provider: providerLoaderText(provider) },
       opts,
     );
     warnIfHostLoadsAnotherCopy();

@@ -1,3 +1,4 @@
 export * from "./domain";
+export type { DomainCloudflareArgs } from "./domain-records";
 export * from "./domain-verification";
 export * from "./route";

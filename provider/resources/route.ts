@@ -13,10 +13,15 @@ export interface RouteArgs {
   /**
    * The domain's id. Use a `Domain`'s `domainId`: it resolves once the domain is verified, so the
    * route is created after verification (the service refuses routes on unverified domains).
-   * Changing it replaces the route.
+   * A positive whole number. Changing it replaces the route.
+   * @example domain.domainId
    */
   domainId: pulumi.Input<number>;
-  /** The endpoint that receives the mail (the service's numeric endpoint id). Changed in place. */
+  /**
+   * The endpoint that receives the mail: the service's endpoint id, a positive whole number.
+   * Changed in place.
+   * @example 1
+   */
   endpointId: pulumi.Input<number>;
   /**
    * What happens to matching mail: `Endpoint` delivers it, `Hold` keeps it, `Bounce` bounces it,
@@ -76,8 +81,6 @@ export class Route extends EmailDeliveryDynamicResource {
       "routeProvider",
       "Route",
       name,
-      // Every output needs its key here, even when unset: Pulumi makes output properties only
-      // for the keys it is given.
       {
         name: args.name,
         domainId: withRouteClaim(name, args),
@@ -85,9 +88,8 @@ export class Route extends EmailDeliveryDynamicResource {
         mode: args.mode,
         spamMode: args.spamMode,
         adopt: args.adopt,
-        routeId: undefined,
-        uuid: undefined,
       },
+      ["routeId", "uuid"],
       opts,
     );
   }

@@ -2,8 +2,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
+/** The `Domain` component's `name` and `adopt`, with the same rules (see `DomainArgs`). */
 export interface ServiceDomainArgs {
+  /** The sending domain, lowercase. Changing it replaces the domain. */
   name: pulumi.Input<string>;
+  /** Take over a domain of this name that already exists on the service. @default false */
   adopt?: pulumi.Input<boolean>;
 }
 
@@ -24,19 +27,17 @@ export class ServiceDomain extends EmailDeliveryDynamicResource {
       "domainProvider",
       "Domain",
       name,
-      // Every output needs its key here, even when unset (see Route).
-      {
-        name: args.name,
-        adopt: args.adopt,
-        domainId: undefined,
-        uuid: undefined,
-        spfStatus: undefined,
-        dkimStatus: undefined,
-        mxStatus: undefined,
-        returnPathStatus: undefined,
-        createdAt: undefined,
-        dnsRecords: undefined,
-      },
+      { name: args.name, adopt: args.adopt },
+      [
+        "domainId",
+        "uuid",
+        "spfStatus",
+        "dkimStatus",
+        "mxStatus",
+        "returnPathStatus",
+        "createdAt",
+        "dnsRecords",
+      ],
       opts,
     );
   }

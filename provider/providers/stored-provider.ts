@@ -1,0 +1,26 @@
+/**
+ * `__provider`, the property the engine sends with a dynamic resource's inputs and keeps in its
+ * state: the text that loads its provider (see `loader.ts`). It means nothing to the service.
+ */
+export interface StoredProviderProperty {
+  __provider?: string;
+}
+
+/**
+ * `props` without `__provider`, for outputs made from old state: outputs are what the resource
+ * records, and the provider host adds the current text to them itself.
+ */
+export function withoutStoredProvider<T extends StoredProviderProperty>({
+  __provider: _text,
+  ...props
+}: T): Omit<T, "__provider"> {
+  return props;
+}
+
+/**
+ * What `read()` answers, as the provider host uses it: the object's state and the inputs that
+ * would make it, or no id when it is gone (the engine then drops it from state). Pulumi's own
+ * `ReadResult` types `inputs` as outputs, which neither answer is.
+ */
+export type ReadAnswer<Inputs, Outputs> =
+  { id: string; props: Outputs; inputs: Inputs } | { id: undefined; props: Record<string, never> };
