@@ -87,6 +87,18 @@ export function ttlProblem(ttl: number): string | undefined {
   return `must be 1 (automatic) or a whole number of seconds from 60 to 86400, not ${ttl}`;
 }
 
+/**
+ * Cloudflare's zone ids are 32 hex digits. A placeholder left in a stack file ("replace-me…") or a
+ * zone's name given instead of its id fails here, at preview, rather than as a 404 from Cloudflare.
+ */
+export function zoneIdProblem(zoneId: string): string | undefined {
+  if (/^[0-9a-f]{32}$/.test(zoneId)) return undefined;
+  return (
+    `must be the zone's id, 32 hex digits (Cloudflare dashboard → the zone → Overview → Zone ID), ` +
+    `not ${JSON.stringify(zoneId.slice(0, 64))}`
+  );
+}
+
 /** Child resource names by purpose, so they stay the same from run to run: `mail-spf`, `mail-mx-0`. */
 export function recordResourceName(component: string, purpose: string, index?: number): string {
   const slug = purpose.toLowerCase().replace(/[^a-z0-9]+/g, "-");

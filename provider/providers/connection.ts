@@ -6,7 +6,6 @@ import { keyProblem } from "../client/key-check";
 export const CONNECTION_SETTINGS = {
   baseUrl: { config: "emailDelivery:baseUrl", env: "EMAIL_DELIVERY_BASE_URL", what: "base URL" },
   apiKey: { config: "emailDelivery:apiKey", env: "EMAIL_DELIVERY_API_KEY", what: "API key" },
-  masterKey: { config: "emailDelivery:masterKey", env: "EMAIL_DELIVERY_MASTER_KEY", what: "master key" },
 } as const;
 
 type Setting = keyof typeof CONNECTION_SETTINGS;

@@ -1,11 +1,12 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
-import { cloudflareRecordArgs, recordResourceName, ttlProblem } from "../dns";
+import { cloudflareRecordArgs, recordResourceName, ttlProblem, zoneIdProblem } from "../dns";
 
 export interface DomainCloudflareArgs {
   /**
-   * The Cloudflare zone that holds the domain: the domain's own zone or a parent's.
+   * The id of the Cloudflare zone that holds the domain (the domain's own zone or a parent's):
+   * 32 hex digits, on the zone's Overview page. A plain value of another form fails at preview.
    * @example "023e105f4ecef8ad9ca31a8372d0c353"
    */
   zoneId: pulumi.Input<string>;
@@ -101,6 +102,9 @@ function recordDeclarer(
   const ttl = settings.ttl ?? 300;
   const problem = ttlProblem(ttl);
   if (problem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${problem}`, parent);
+  // An id known as a plain value (stack config) is checked now; an output (a zone's `id`) is Cloudflare's own.
+  const zoneProblem = typeof settings.zoneId === "string" ? zoneIdProblem(settings.zoneId) : undefined;
+  if (zoneProblem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.zoneId ${zoneProblem}`, parent);
   // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
   const options: pulumi.CustomResourceOptions = {
     parent,

@@ -144,6 +144,23 @@ describe("Domain options", () => {
     );
   });
 
+  it("refuses a zone id left as the stack file's placeholder, at preview, sending nothing", async () => {
+    const run = await runProgram(
+      () => {
+        new Domain("zone", {
+          name: "zone.example.com",
+          cloudflare: { zoneId: "replace-me-with-your-zone-id" },
+        });
+        return {};
+      },
+      { mode: "preview", emulator: emulator(), timeoutMs: 1500 },
+    );
+    expect(run.errors.map((error) => error.message).join("\n")).toContain(
+      'Domain zone: cloudflare.zoneId must be the zone\'s id, 32 hex digits (Cloudflare dashboard → the zone → Overview → Zone ID), not "replace-me-with-your-zone-id"',
+    );
+    expect(run.registrations.filter((r) => r.type === "cloudflare:index/dnsRecord:DnsRecord")).toEqual([]);
+  });
+
   it("refuses a TTL Cloudflare would refuse, at preview", async () => {
     const run = await runProgram(
       () => {
