@@ -269,8 +269,8 @@ export class EmailDeliveryClient {
 
   /** Runs a write, making every client in the process forget the lists of `kinds`. */
   private write<T>(kinds: string[], run: () => Promise<T>): Promise<T> {
-    const keys = kinds.map((kind) => this.transport.listKey(kind));
-    return writeChanging(keys, run);
+    // The keys at each invalidation: the key in use may change during the write.
+    return writeChanging(() => kinds.map((kind) => this.transport.listKey(kind)), run);
   }
 
   private schemas(): ResponseSchemas {

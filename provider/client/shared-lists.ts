@@ -20,10 +20,13 @@ export function freshList<T>(key: string, fetch: () => Promise<T>): Promise<T> {
   return processRuntime().lists.runStartedAfterCall(key, fetch);
 }
 
-/** Runs a write, making every client in the process forget the lists it changes, before and after. */
-export async function writeChanging<T>(keys: readonly string[], run: () => Promise<T>): Promise<T> {
+/**
+ * Runs a write, making every client in the process forget the lists it changes, before and after.
+ * `keys` is asked each time: a write that switched to the fallback key changed that key's lists.
+ */
+export async function writeChanging<T>(keys: () => readonly string[], run: () => Promise<T>): Promise<T> {
   const lists = processRuntime().lists;
-  const invalidate = () => keys.forEach((key) => lists.invalidate(key));
+  const invalidate = () => keys().forEach((key) => lists.invalidate(key));
   invalidate();
   try {
     return await run();
