@@ -26,7 +26,7 @@ export interface InstalledPackage {
 }
 
 /** A program with every dynamic resource type, to read the texts Pulumi would store. */
-const PROGRAM = `
+export const PROGRAM = `
 import { Domain, Route } from "pulumi-email-delivery";
 const domain = new Domain("mail", { name: "mail.example.com", cloudflare: { zoneId: "zone" } });
 new Route("support", { name: "support", domainId: domain.domainId, endpointId: 1 });
