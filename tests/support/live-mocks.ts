@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import { Emulator } from "../../emulator";
+import { isRpcSecret, UNKNOWN } from "./engine-wire";
 
 /**
  * Programs under `pulumi.runtime.setMocks`, in two modes:
@@ -21,8 +22,11 @@ import { Emulator } from "../../emulator";
 
 export type RunMode = "preview" | "live";
 
-/** How an unknown value (a preview's computed value) shows in recorded inputs and outputs. */
-export const UNKNOWN = "[unknown]";
+/**
+ * How an unknown value (a preview's computed value) shows in recorded inputs and outputs: a marker
+ * for assertions, not the engine's sentinel (engine-wire's UNKNOWN), which providers receive.
+ */
+export const UNKNOWN_MARKER = "[unknown]";
 
 export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
 export const DNS_RECORD_TYPE = "cloudflare:index/dnsRecord:DnsRecord";
@@ -46,7 +50,7 @@ export interface Registration {
   propertyDependencies: Record<string, string[]>;
   /** Provider reference (`urn::id`) when one was passed explicitly. */
   provider?: string;
-  /** Inputs with secrets unwrapped, unknowns as {@link UNKNOWN}, and `__provider` taken out. */
+  /** Inputs with secrets unwrapped, unknowns as {@link UNKNOWN_MARKER}, and `__provider` taken out. */
   inputs: Record<string, unknown>;
   /** Input paths (`a.b.0`) whose values were secret. */
   secretInputs: string[];
@@ -113,7 +117,7 @@ export interface RunOptions {
 }
 
 export interface ProgramRun<K extends string> {
-  /** The program's outputs, resolved to plain values ({@link UNKNOWN} where unknown); absent when failed. */
+  /** The program's outputs, resolved to plain values ({@link UNKNOWN_MARKER} where unknown); absent when failed. */
   outputs: Partial<Record<K, unknown>>;
   registrations: Registration[];
   errors: RunError[];
@@ -144,9 +148,6 @@ const nodeRealm = requireFromString("module.exports = { JSON, console, process }
   process: NodeJS.Process;
 };
 
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-
 interface DynamicProvider {
   configure?(req: {
     config: { get(key: string): string | undefined; require(key: string): string };
@@ -171,10 +172,10 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 /** Strips secret wrappers and replaces unknowns, noting which paths were secret. */
 function plainValue(value: unknown, secrets: string[] = [], path = ""): unknown {
-  if (pulumi.isUnknown(value)) return UNKNOWN;
+  if (pulumi.isUnknown(value)) return UNKNOWN_MARKER;
   if (Array.isArray(value)) return value.map((item, i) => plainValue(item, secrets, join(path, String(i))));
   if (isRecord(value)) {
-    if (value[SECRET_SIG_KEY] === SECRET_SIG) {
+    if (isRpcSecret(value)) {
       secrets.push(path);
       return plainValue(value.value, secrets, path);
     }
@@ -186,15 +187,12 @@ function plainValue(value: unknown, secrets: string[] = [], path = ""): unknown 
 }
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
-/** The sentinel the engine sends a provider for a value unknown at preview. */
-const RPC_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** A value as the provider host receives it: secrets unwrapped, unknowns as the RPC sentinel. */
+/** A value as the provider host receives it: secrets unwrapped, unknowns as the engine's sentinel. */
 function rpcValue(value: unknown): unknown {
-  if (pulumi.isUnknown(value)) return RPC_UNKNOWN;
+  if (pulumi.isUnknown(value)) return UNKNOWN;
   if (Array.isArray(value)) return value.map(rpcValue);
   if (isRecord(value)) {
-    if (value[SECRET_SIG_KEY] === SECRET_SIG) return rpcValue(value.value);
+    if (isRpcSecret(value)) return rpcValue(value.value);
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, rpcValue(item)]));
   }
   return value;
