@@ -380,9 +380,10 @@ describe("program: a corrupted DKIM record", () => {
     });
     expect(run.providerLogs.some((line) => /waiting for DKIM \(Invalid\)/.test(line))).toBe(true);
 
-    // 3 s of waiting plus set-up, not a default 10-minute wait.
+    // 3 s of waiting plus set-up, not a default 10-minute wait. The bound is 10 times the wait, so
+    // that set-up on a loaded machine (seconds) cannot reach it; it still fails a wait of minutes.
     expect(elapsed).toBeGreaterThanOrEqual(3000);
-    expect(elapsed).toBeLessThan(8000);
+    expect(elapsed).toBeLessThan(30_000);
     expect(run.ofType(ROUTE)).toEqual([]);
     expect(emulator().state.routes).toEqual([]);
     expect(run.errors).toEqual(
@@ -391,5 +392,5 @@ describe("program: a corrupted DKIM record", () => {
         expect.objectContaining({ source: "output", subject: "verified" }),
       ]),
     );
-  });
+  }, 60_000); // past the 30 s bound above, so that the bound, not jest, says what went wrong
 });
