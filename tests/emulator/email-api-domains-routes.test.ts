@@ -14,10 +14,7 @@ import {
   useEmailApiService,
 } from "../support/email-api-service";
 
-/**
- * The email API emulator over real HTTP (see support/email-api-service.ts), asserting Postal's
- * exact envelopes, codes and texts: domains and routes.
- */
+/** The email API emulator: domains (DNS records, DKIM keys, checks) and routes. */
 
 useEmailApiService();
 

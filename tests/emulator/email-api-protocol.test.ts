@@ -20,10 +20,7 @@ import {
   useEmailApiService,
 } from "../support/email-api-service";
 
-/**
- * The email API emulator over real HTTP (see support/email-api-service.ts), asserting Postal's
- * exact envelopes, codes and texts: the transport and envelope, authentication, parameter errors.
- */
+/** The email API emulator: its transport and envelope, authentication and parameter errors. */
 
 useEmailApiService();
 

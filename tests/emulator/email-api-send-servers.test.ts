@@ -14,10 +14,7 @@ import {
   useEmailApiService,
 } from "../support/email-api-service";
 
-/**
- * The email API emulator over real HTTP (see support/email-api-service.ts), asserting Postal's
- * exact envelopes, codes and texts: send/message, server/create and the seeded server.
- */
+/** The email API emulator: send/message, server/create and the seeded server. */
 
 useEmailApiService();
 

@@ -9,7 +9,7 @@ import { Store } from "../../emulator/store/store";
 
 /**
  * The email API emulator alone, over real HTTP on 127.0.0.1, for the tests asserting Postal's
- * exact envelopes, codes and texts (tests/emulator/email-api-*.test.ts): a seeded "Main" server,
+ * exact envelopes, codes and texts (tests/emulator/email-api-*.test.ts, split by topic): a seeded "Main" server,
  * and how to call it. The DNS resolver it is given is unreachable: checks against the real DNS
  * server are in domain-check.test.ts.
  *
