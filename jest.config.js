@@ -49,4 +49,8 @@ module.exports = {
   // Stored provider loaders load the built package (dist/): build it from the sources first.
   globalSetup: "<rootDir>/tests/support/build-package.ts",
   testTimeout: 30000,
+  // Two workers even on a 2-core machine (jest's default is cores - 1, so one there): most files
+  // spend their time waiting on child processes, sockets and timers, not on jest's own process.
+  maxWorkers: 2,
+  testSequencer: "<rootDir>/tests/support/sequencer.js",
 };

@@ -19,10 +19,20 @@ import { seededRandom } from "../../emulator/http/faults";
 
 /** The client's default attempt cap: what a real `pulumi up` gets. */
 const MAX_ATTEMPTS = 6;
-/** Short, so a slow answer costs little; answers of the emulator take a few ms (DKIM keys ~10 ms). */
-const REQUEST_TIMEOUT_MS = 100;
-/** A slow answer: well past the request timeout, still applied by the emulator afterwards. */
-const SLOW_MS = 250;
+/**
+ * The request timeout of an operation given no slow answer: one no answer of the emulator comes
+ * near, however busy the machine (they take a few ms; DKIM keys ~10 ms). A short timeout there
+ * tripped on a loaded machine and turned a fault-free operation into a lost answer.
+ */
+const REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * The request timeout of an operation given one slow answer: short, as each slow answer costs it
+ * (about 90 of the 800 operations), yet 20 times what the emulator's answers take here when the
+ * machine is busy, so only the slow answer outlasts it.
+ */
+const SLOW_OP_TIMEOUT_MS = 200;
+/** A slow answer: far past the request timeout, whatever the load, still applied by the emulator afterwards. */
+const SLOW_MS = 1_000;
 const OPERATIONS = 200;
 
 type OpKind =
@@ -107,10 +117,32 @@ describe("providers under faults (200 operations per failure rate)", () => {
     emulator().faults.set([]);
   });
 
+  /**
+   * Waits until every answer the emulator was told to delay has landed (it logs a request once
+   * handled): an event, not a guess at how long that takes on this machine.
+   */
+  let slowDecided = 0;
+  beforeAll(() => {
+    const faults = emulator().faults;
+    const decide = faults.decide.bind(faults);
+    faults.decide = (endpoint) => {
+      const decision = decide(endpoint);
+      if (decision.latencyMs > 0) slowDecided++;
+      return decision;
+    };
+  });
+  const slowLanded = async () => {
+    const landed = () =>
+      emulator()
+        .requests.all()
+        .filter((entry) => entry.latencyMs > 0).length;
+    while (landed() < slowDecided) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+
   /** Client settings for the next provider call, counting its requests into `attempts`. */
-  const clientDefaults = (attempts: AttemptRecord[], random: () => number) =>
+  const clientDefaults = (attempts: AttemptRecord[], random: () => number, slow: boolean) =>
     setClientDefaults({
-      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      requestTimeoutMs: slow ? SLOW_OP_TIMEOUT_MS : REQUEST_TIMEOUT_MS,
       retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
       random,
       onAttempt: (attempt) => attempts.push(attempt),
@@ -183,8 +215,8 @@ describe("providers under faults (200 operations per failure rate)", () => {
     /** Runs one provider call with fresh client defaults; records the outcome. */
     async function operation<T>(kind: OpKind, call: () => Promise<T>): Promise<T | undefined> {
       const attempts: AttemptRecord[] = [];
-      clientDefaults(attempts, jitter);
       const slowAt = choose() < Math.min(1, (rate / 5) * 2.5) ? (choose() < 0.7 ? 0 : 1) : undefined;
+      clientDefaults(attempts, jitter, slowAt !== undefined);
       em.faults.set(rulesFor(rate, slowAt)); // no seed: the injector's sequence continues
       try {
         const value = await call();
@@ -329,7 +361,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
 
     // Let answers that were slower than the timeout land, as they do on the server.
     em.faults.set([]);
-    await new Promise((resolve) => setTimeout(resolve, SLOW_MS + 100));
+    await slowLanded();
     const requests = em.requests.all().slice(logStart);
 
     // ---- duplicates ----
@@ -473,16 +505,19 @@ describe("providers under faults (200 operations per failure rate)", () => {
    * is fixed (e.g. by a service that accepts an idempotency key).
    */
   describe("a create answered slower than the request timeout, then deleted at once", () => {
-    const LATE_MS = 600;
+    /** Far past the timeout below: the resend and the delete are done long before it lands. */
+    const LATE_MS = 1_500;
     beforeEach(() => {
       setClientDefaults({
-        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        requestTimeoutMs: 300, // 30 times what the other requests take on a busy machine
         retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
       });
       emulator().requests.clear();
     });
     afterEach(() => emulator().faults.set([]));
-    const settle = () => new Promise((resolve) => setTimeout(resolve, LATE_MS + 200));
+    // The request log is cleared before each test: count only this test's slow answers.
+    beforeEach(() => (slowDecided = 0));
+    const settle = slowLanded;
 
     it.failing("leaves no route behind: its natural key is made once", async () => {
       const em = emulator();
@@ -525,18 +560,22 @@ describe("providers under faults (200 operations per failure rate)", () => {
      * slow request lands in between. The re-create is refused. The domain it conflicts with appeared
      * after the re-create's own list, so nothing proves whose it is (another stack's create looks
      * the same): it is left alone and the error gives the facts, never deleted or claimed.
+     *
+     * The order rests on latencies, each at least 500 ms from the next event, so that it holds on
+     * a busy machine: the timeout at 1.5 s, the resend and the lookup at once, the delete done at
+     * ~2.5 s, the slow create landing at 3 s, the re-create handled at ~3.5 s.
      */
     it("inside the domain provider's re-create: the late domain is neither claimed nor deleted", async () => {
       const em = emulator();
       setClientDefaults({
-        requestTimeoutMs: 300,
+        requestTimeoutMs: 1_500,
         retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
       });
       em.faults.set([
-        { endpoints: "domains/create", latencyMs: 600, times: 1 }, // lands at ~600 ms
-        { endpoints: "domains/create", commitThenDropRate: 1, times: 1 }, // the resend, at ~300 ms
-        { endpoints: "domains/delete", latencyMs: 200, times: 1 }, // done at ~520 ms
-        { endpoints: "domains/create", latencyMs: 200, times: 1 }, // the re-create, handled at ~720 ms
+        { endpoints: "domains/create", latencyMs: 3_000, times: 1 }, // lands at ~3 s
+        { endpoints: "domains/create", commitThenDropRate: 1, times: 1 }, // the resend, at ~1.5 s
+        { endpoints: "domains/delete", latencyMs: 1_000, times: 1 }, // done at ~2.5 s
+        { endpoints: "domains/create", latencyMs: 1_000, times: 1 }, // the re-create, handled at ~3.5 s
       ]);
       const name = uniqueDomain("late-recreate");
       const outcome = await domainProvider.create({ name, adopt: false }).then(

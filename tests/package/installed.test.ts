@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { cleanClone, linkDevDependencies } from "../../packaging/clean-clone";
-import { ProgramRegistration, runUnderMocks } from "../../packaging/program-under-mocks";
+import { ProgramUnderMocks, runUnderMocks } from "../../packaging/program-under-mocks";
 import { createUserProject, InstallWay, packTarball, UserProject } from "../../packaging/user-project";
 import { run } from "../../packaging/commands";
 import { providerLoaderText, StoredProviderName } from "../../provider/providers/loader";
@@ -20,8 +20,17 @@ import { readmeBlock } from "../support/readme";
  * it, loads each loader and runs check and create against the emulator.
  *
  * Installs use npm's cache first and the registry for what it lacks: one install per way.
+ *
+ * The installs run one after another. The path and link installs build the package in the clone
+ * (npm runs `prepare` for a linked folder), which the path and link projects load their types and
+ * code from: they go first, and no check starts before both are done. After that each project's
+ * checks (its type-check, then its program under mocks, both read-only) start as soon as it is
+ * installed and run beside the next install; the tests then wait for what they assert on.
  */
 const WAYS: InstallWay[] = ["tarball", "path", "link", "git"];
+/** The installs that rebuild the clone's dist/ first: once they are done, nothing writes there. */
+const CLONE_WRITERS: InstallWay[] = ["path", "link"];
+const INSTALL_ORDER: InstallWay[] = [...CLONE_WRITERS, "tarball", "git"];
 
 /** Never more than this per text; the aim is 4 KB (the smallest dynamic provider serializes to ~2 KB). */
 const MAX_TEXT_BYTES = 4096;
@@ -33,18 +42,77 @@ const PROVIDER_OF: Record<string, StoredProviderName> = {
   DomainVerification: "verificationProvider",
 };
 
+/** A project installed one way, with its checks under way. */
+interface Installed {
+  project: UserProject;
+  /** The README's program type-checked by the project's own `tsc`. */
+  typeCheck: Promise<void>;
+  /** The README's program run as Pulumi runs it, under mocks. */
+  underMocks: Promise<ProgramUnderMocks>;
+}
+
 const emulator = useEmulator();
 let work: string;
 let clone: string;
 let packed: { file: string; files: string[] };
+const installs = new Map<InstallWay, Promise<Installed>>();
+
+/** The project for `way`, with the README's tsconfig.json and program. */
+async function createProject(way: InstallWay): Promise<UserProject> {
+  const project = await createUserProject(path.join(work, way), way, { clone, tarball: packed.file });
+  await fs.writeFile(path.join(project.dir, "tsconfig.json"), readmeBlock("json tsconfig.json"));
+  await fs.writeFile(path.join(project.dir, "index.ts"), readmeBlock("ts index.ts"));
+  return project;
+}
+
+/** Starts a project's checks: read-only, so they may run beside the next install. */
+function startChecks(project: UserProject): Installed {
+  const typeCheck = run(path.join(project.dir, "node_modules/.bin/tsc"), ["--noEmit", "-p", "."], {
+    cwd: project.dir,
+  }).then(() => undefined);
+  // After the type-check rather than beside it: two compilers at once only compete for the cores.
+  const underMocks = typeCheck
+    .catch(() => undefined)
+    .then(() =>
+      runUnderMocks(project.dir, {
+        config: { "user-project:cloudflareZoneId": emulator().cloudflare.zones[0].id },
+      }),
+    );
+  // Each is awaited by its test; until then, a failure must not count as unhandled.
+  typeCheck.catch(() => undefined);
+  underMocks.catch(() => undefined);
+  return { project, typeCheck, underMocks };
+}
 
 beforeAll(async () => {
   work = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-installs-"));
   clone = await cleanClone(path.join(work, "clone"));
   await linkDevDependencies(clone); // as `npm ci` in the clone would: `npm pack` and a path install build there
   packed = await packTarball(clone, path.join(work, "packed"));
+  const projects = new Map<InstallWay, Promise<UserProject>>();
+  let previous: Promise<unknown> = Promise.resolve();
+  for (const way of INSTALL_ORDER) {
+    const project = previous.then(() => createProject(way));
+    projects.set(way, project);
+    previous = project.catch(() => undefined); // a failed install is reported by that way's tests
+  }
+  const cloneBuilt = Promise.allSettled(CLONE_WRITERS.map((way) => projects.get(way)));
+  for (const way of INSTALL_ORDER) {
+    const installed = cloneBuilt.then(() => projects.get(way)!).then(startChecks);
+    installed.catch(() => undefined);
+    installs.set(way, installed);
+  }
 }, 300_000);
-afterAll(() => fs.rm(work, { recursive: true, force: true }));
+afterAll(async () => {
+  // Nothing may still be installing or checking in the folder being removed.
+  const settled = await Promise.allSettled(installs.values());
+  for (const outcome of settled) {
+    if (outcome.status === "fulfilled") {
+      await Promise.allSettled([outcome.value.typeCheck, outcome.value.underMocks]);
+    }
+  }
+  await fs.rm(work, { recursive: true, force: true });
+}, 600_000);
 
 it("npm pack (from a clean clone, built by prepare) ships the compiled package and its documents, nothing else", () => {
   const documents = ["CHANGELOG.md", "LICENSE", "README.md", "package.json"];
@@ -59,24 +127,16 @@ it("npm pack (from a clean clone, built by prepare) ships the compiled package a
 });
 
 describe.each(WAYS)("installed from %s", (way) => {
-  let project: UserProject;
-  let registrations: ProgramRegistration[];
-
-  beforeAll(async () => {
-    project = await createUserProject(path.join(work, way), way, { clone, tarball: packed.file });
-    await fs.writeFile(path.join(project.dir, "tsconfig.json"), readmeBlock("json tsconfig.json"));
-    await fs.writeFile(path.join(project.dir, "index.ts"), readmeBlock("ts index.ts"));
+  // The installs run in turn (see INSTALL_ORDER): a way's first test may wait for several of them.
+  it("the README's program type-checks with the project's own TypeScript", async () => {
+    await (
+      await installs.get(way)!
+    ).typeCheck;
   }, 600_000);
 
-  it("the README's program type-checks with the project's own TypeScript", async () => {
-    await run(path.join(project.dir, "node_modules/.bin/tsc"), ["--noEmit", "-p", "."], { cwd: project.dir });
-  }, 120_000);
-
   it("each dynamic resource stores a small loader as its provider: the same text whatever the install, with no path or key", async () => {
-    const run = await runUnderMocks(project.dir, {
-      config: { "user-project:cloudflareZoneId": emulator().cloudflare.zones[0].id },
-    });
-    registrations = run.registrations;
+    const run = await (await installs.get(way)!).underMocks;
+    const registrations = run.registrations;
     // The host started in the project loads the very copy that registered the resources.
     expect(run.warnings).toEqual([]);
     const dynamic = registrations.filter((r) => r.type.startsWith(DYNAMIC));
@@ -95,9 +155,11 @@ describe.each(WAYS)("installed from %s", (way) => {
       }
       expect(text).not.toContain(emulator().emailApi.apiKey);
     }
-  }, 120_000);
+  }, 600_000);
 
   it("the project's provider host loads each text and runs check and create against the emulator", async () => {
+    const { project, underMocks } = await installs.get(way)!;
+    const { registrations } = await underMocks;
     const text = (type: string) =>
       registrations.find((r) => r.type === `${DYNAMIC}${type}`)!.inputs.__provider as string;
     if (way === "path" || way === "link") {
@@ -166,5 +228,5 @@ describe.each(WAYS)("installed from %s", (way) => {
     } finally {
       await host.stop();
     }
-  }, 120_000);
+  }, 600_000);
 });

@@ -1,7 +1,7 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { useEmulator } from "../support/emulator";
-import { DNS_RECORD_TYPE, runProgram, STACK_TYPE, UNKNOWN } from "../support/live-mocks";
+import { DNS_RECORD_TYPE, runProgram, STACK_TYPE, UNKNOWN_MARKER } from "../support/live-mocks";
 
 /**
  * The live-mocks harness itself, with a small dynamic provider defined here (plain objects and
@@ -118,9 +118,9 @@ describe("live mocks harness", () => {
     expect(run.get("test:Domain", "main").serializedProvider).toContain("domains/create");
     expect(run.get(DNS_RECORD_TYPE, "spf").inputs).toMatchObject({
       zoneId,
-      name: UNKNOWN,
+      name: UNKNOWN_MARKER,
       type: "TXT",
-      content: UNKNOWN,
+      content: UNKNOWN_MARKER,
       ttl: 300,
       proxied: false,
     });
@@ -132,10 +132,10 @@ describe("live mocks harness", () => {
       comment: "managed by staging",
     });
     expect(run.outputs).toEqual({
-      domainId: UNKNOWN,
-      recordCount: UNKNOWN,
-      spfRecordId: UNKNOWN,
-      verificationId: UNKNOWN,
+      domainId: UNKNOWN_MARKER,
+      recordCount: UNKNOWN_MARKER,
+      spfRecordId: UNKNOWN_MARKER,
+      verificationId: UNKNOWN_MARKER,
     });
     expect(emulator().requests.all()).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { Route } from "../../provider";
 import { ServiceDomain } from "../../provider/resources/service-domain";
 import { routeProvider } from "../../provider/providers";
 import { UNKNOWN as RPC_UNKNOWN } from "../../provider/inputs";
-import { runProgram, UNKNOWN } from "../support/live-mocks";
+import { runProgram, UNKNOWN_MARKER } from "../support/live-mocks";
 
 const ROUTE = "email-delivery:Route";
 
@@ -54,12 +54,12 @@ describe("program: route claims, beyond two top-level names", () => {
       { mode: "preview", timeoutMs: 1500 },
     );
     const route = run.get(ROUTE, "support");
-    expect(route.inputs.name).toBe(UNKNOWN);
+    expect(route.inputs.name).toBe(UNKNOWN_MARKER);
     // What the provider's diff sees against a route already in state on domain 7.
     const news = {
       ...route.inputs,
       name: RPC_UNKNOWN,
-      domainId: route.inputs.domainId === UNKNOWN ? RPC_UNKNOWN : route.inputs.domainId,
+      domainId: route.inputs.domainId === UNKNOWN_MARKER ? RPC_UNKNOWN : route.inputs.domainId,
     };
     const olds = {
       routeId: 3,

@@ -1,7 +1,16 @@
 import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
-import { Emulator } from "../../emulator";
+import { errorMessage, isRecord, plainValue, rpcValue, throughStruct } from "./mock-values";
+import {
+  CloudflareRecordBody,
+  DNS_RECORD_TYPE,
+  DYNAMIC_TYPE_PREFIX,
+  Program,
+  ProgramRun,
+  Registration,
+  RunError,
+  RunOptions,
+} from "./program-run";
 
 /**
  * Programs under `pulumi.runtime.setMocks`, in two modes:
@@ -17,117 +26,11 @@ import { Emulator } from "../../emulator";
  *
  * Pulumi's runtime is process-global, so runs are strictly sequential and each one starts with a
  * fresh `setMocks` and drains every registration before it returns.
+ *
+ * What a run takes and gives is in program-run.ts, the value conversions in mock-values.ts.
  */
 
-export type RunMode = "preview" | "live";
-
-/** How an unknown value (a preview's computed value) shows in recorded inputs and outputs. */
-export const UNKNOWN = "[unknown]";
-
-export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
-export const DNS_RECORD_TYPE = "cloudflare:index/dnsRecord:DnsRecord";
-export const STACK_TYPE = "pulumi:pulumi:Stack";
-
-/** One resource registration as the engine saw it. */
-export interface Registration {
-  /** Order in which the engine received the registration (1-based). */
-  seq: number;
-  /** Order in which it finished (created or failed); undefined while pending. */
-  doneSeq?: number;
-  type: string;
-  name: string;
-  urn?: string;
-  custom: boolean;
-  /** URN of the parent resource (the stack for top-level resources). */
-  parent?: string;
-  /** URNs the resource depends on: `dependsOn` plus the resources its inputs came from. */
-  dependencies: string[];
-  /** Per input property, the URNs its value came from. */
-  propertyDependencies: Record<string, string[]>;
-  /** Provider reference (`urn::id`) when one was passed explicitly. */
-  provider?: string;
-  /** Inputs with secrets unwrapped, unknowns as {@link UNKNOWN}, and `__provider` taken out. */
-  inputs: Record<string, unknown>;
-  /** Input paths (`a.b.0`) whose values were secret. */
-  secretInputs: string[];
-  /** A dynamic resource's serialized provider (the `__provider` input). */
-  serializedProvider?: string;
-  status: "pending" | "created" | "failed";
-  /**
-   * A dynamic provider's create that failed after making the object (it threw `{ id, properties,
-   * reasons }`): the engine keeps the resource in state with these, and the update fails.
-   */
-  initFailure?: { id: string; properties: Record<string, unknown>; reasons: string[] };
-  id?: string;
-  /** The state returned to the program (outputs). */
-  state?: Record<string, unknown>;
-  error?: string;
-}
-
-export interface RunError {
-  source: "registration" | "output" | "program" | "unhandled" | "timeout";
-  /** Registration `type::name`, or the output's key. */
-  subject?: string;
-  message: string;
-}
-
-/** The body `cloudflare.DnsRecord` sends to `POST zones/{zone}/dns_records`. */
-export interface CloudflareRecordBody {
-  type?: string;
-  name?: string;
-  content?: string;
-  ttl?: number;
-  proxied?: boolean;
-  priority?: number;
-  comment?: string;
-}
-
-export interface RunOptions {
-  mode: RunMode;
-  /** Required for `live`: where dynamic providers and DnsRecords go. */
-  emulator?: Emulator;
-  /**
-   * Stack config as the engine passes it to providers' `configure` and to the program's
-   * `pulumi.Config` (`namespace:key` → string). In `live` mode `emailDelivery:baseUrl` and
-   * `emailDelivery:apiKey` default to the emulator's; pass `undefined` for a key to leave it out.
-   */
-  config?: Record<string, string | undefined>;
-  /** Config keys to mark secret for the program. @default ["emailDelivery:apiKey", "emailDelivery:masterKey"] */
-  secretConfigKeys?: string[];
-  /** @default "email-delivery" */
-  project?: string;
-  /** @default "test" */
-  stack?: string;
-  /** Gives up waiting for registrations after this long and reports what is pending. @default 20000 */
-  timeoutMs?: number;
-  hooks?: {
-    /** Alters a DnsRecord's body before it is written to the stand-in (e.g. to corrupt DKIM). */
-    cloudflareRecord?: (body: CloudflareRecordBody, registration: Registration) => CloudflareRecordBody;
-    /** Answers a registration instead of the built-in behaviour; return undefined to fall through. */
-    newResource?: (
-      args: pulumi.runtime.MockResourceArgs,
-      registration: Registration,
-    ) =>
-      pulumi.runtime.MockResourceResult | undefined | Promise<pulumi.runtime.MockResourceResult | undefined>;
-  };
-}
-
-export interface ProgramRun<K extends string> {
-  /** The program's outputs, resolved to plain values ({@link UNKNOWN} where unknown); absent when failed. */
-  outputs: Partial<Record<K, unknown>>;
-  registrations: Registration[];
-  errors: RunError[];
-  /** Lines dynamic providers logged through `pulumi.log` (they run outside jest's console). */
-  providerLogs: string[];
-  /** Registrations of a type (a full token, or a dynamic resource's `module:Type`). */
-  ofType(type: string): Registration[];
-  /** The registration of a type with a name; throws if absent. */
-  get(type: string, name: string): Registration;
-  /** Whether `dependent` depends on `dependency`, directly or through its inputs. */
-  dependsOn(dependent: Registration, dependency: Registration): boolean;
-}
-
-export type Program<K extends string> = () => Record<K, unknown> | Promise<Record<K, unknown>>;
+export * from "./program-run";
 
 // --- Node-realm helpers ---------------------------------------------------------------------------
 
@@ -143,9 +46,6 @@ const nodeRealm = requireFromString("module.exports = { JSON, console, process }
   // jest gives tests a copy of `process`; rejection events are emitted on the real one.
   process: NodeJS.Process;
 };
-
-const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
 interface DynamicProvider {
   configure?(req: {
@@ -165,53 +65,6 @@ const runtimeInternals = pulumi.runtime as unknown as { waitForRPCs(): Promise<v
 interface OutputInternals {
   promise(withUnknowns?: boolean): Promise<unknown>;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** Strips secret wrappers and replaces unknowns, noting which paths were secret. */
-function plainValue(value: unknown, secrets: string[] = [], path = ""): unknown {
-  if (pulumi.isUnknown(value)) return UNKNOWN;
-  if (Array.isArray(value)) return value.map((item, i) => plainValue(item, secrets, join(path, String(i))));
-  if (isRecord(value)) {
-    if (value[SECRET_SIG_KEY] === SECRET_SIG) {
-      secrets.push(path);
-      return plainValue(value.value, secrets, path);
-    }
-    const result: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) result[key] = plainValue(item, secrets, join(path, key));
-    return result;
-  }
-  return value;
-}
-const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
-
-/** The sentinel the engine sends a provider for a value unknown at preview. */
-const RPC_UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** A value as the provider host receives it: secrets unwrapped, unknowns as the RPC sentinel. */
-function rpcValue(value: unknown): unknown {
-  if (pulumi.isUnknown(value)) return RPC_UNKNOWN;
-  if (Array.isArray(value)) return value.map(rpcValue);
-  if (isRecord(value)) {
-    if (value[SECRET_SIG_KEY] === SECRET_SIG) return rpcValue(value.value);
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, rpcValue(item)]));
-  }
-  return value;
-}
-
-/**
- * What crosses the gRPC boundary: `Struct.fromJavaScript(x).toJavaScript()`, exactly as the host
- * converts a provider's results. It also rejects `undefined` values ("Unexpected struct type."),
- * which a real host would reject too.
- */
-const throughStruct = (value: Record<string, unknown>): Record<string, unknown> =>
-  Struct.fromJavaScript(value as Parameters<typeof Struct.fromJavaScript>[0]).toJavaScript();
-
-const errorMessage = (error: unknown): string =>
-  error instanceof Error || (isRecord(error) && typeof error.message === "string")
-    ? String((error as { message: unknown }).message)
-    : String(error);
 
 // --- the run --------------------------------------------------------------------------------------
 

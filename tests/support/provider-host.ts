@@ -1,14 +1,10 @@
 import { ChildProcess, spawn } from "node:child_process";
-import * as http2 from "node:http2";
 import * as path from "node:path";
 import * as readline from "node:readline";
 import type { Readable } from "node:stream";
-import type { MethodDefinition } from "@grpc/grpc-js";
-import * as pulumi from "@pulumi/pulumi";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as proto from "@pulumi/pulumi/proto/provider_pb";
-import { Status } from "@pulumi/pulumi/proto/status_pb";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import { connectToHost, fromStruct, HostConnection, Props, TAP_URL, toStruct } from "./host-grpc";
 
 /**
  * The engine path without the Pulumi CLI: the dynamic-provider host shipped in `@pulumi/pulumi`
@@ -26,7 +22,8 @@ import { Struct } from "google-protobuf/google/protobuf/struct_pb";
  * properties are that large (as with a provider serialized by value: ~100 KB). The Go engine
  * accepts such a trailer; a Node client would wait forever. For that case only, the harness reads
  * the status from a tap loaded into the host (TAP_SCRIPT, which only observes what the host sends)
- * and marks the error `via: "tap"`.
+ * and marks the error `via: "tap"`. That client is host-grpc.ts; this file starts the host and
+ * speaks the provider protocol through it.
  */
 
 /** The repository root, the default project folder: here the loaders find this package's build by name. */
@@ -35,65 +32,16 @@ export const REPO_ROOT = path.resolve(__dirname, "../..");
 /** The project name of ../../Pulumi.yaml; unqualified config keys are prefixed with it. */
 export const PROJECT = "email-delivery";
 
-/** What the engine sends for a value not known yet (preview); `pulumi/runtime/rpc` `unknownValue`. */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
-/** A secret as it travels over gRPC (`pulumi/runtime/rpc` `specialSigKey` → `specialSecretSig`). */
-export function rpcSecret(value: unknown): Record<string, unknown> {
-  return { "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value };
-}
-
-/** Globals jest adds; a Pulumi program has none of them. */
-const JEST_GLOBALS = [
-  "describe",
-  "fdescribe",
-  "xdescribe",
-  "it",
-  "fit",
-  "xit",
-  "test",
-  "xtest",
-  "expect",
-  "beforeAll",
-  "afterAll",
-  "beforeEach",
-  "afterEach",
-  "jest",
-  "pending",
-  "fail",
-] as const;
-
-/**
- * A provider's serialized text, produced exactly as `pulumi.dynamic.Resource` does for
- * `__provider` in a Pulumi program. The closure serializer treats every name found on `global`
- * as a built-in and does not capture it, so under jest a provider's own function called
- * `describe` or `test` would be left out of the text (and fail in the host with "describe is
- * not defined") although a real program serializes it. Jest's globals are therefore hidden
- * while serializing.
- */
-export async function serializeProvider(provider: object): Promise<string> {
-  const saved = new Map<string, PropertyDescriptor>();
-  const holder = globalThis as Record<string, unknown>;
-  for (const name of JEST_GLOBALS) {
-    const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
-    if (descriptor?.configurable) {
-      saved.set(name, descriptor);
-      delete holder[name];
-    }
-  }
-  try {
-    return (await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true })).text;
-  } finally {
-    for (const [name, descriptor] of saved) Object.defineProperty(globalThis, name, descriptor);
-  }
-}
+// The engine's unknown sentinel and secret form, for the tests that drive a host (see engine-wire).
+export { rpcSecret, UNKNOWN } from "./engine-wire";
+export { serializeProvider } from "./serialize-provider";
+export { isHostCallError } from "./host-grpc";
+export type { HostCallError, Props, ResourceInitFailure } from "./host-grpc";
 
 /** The URN the engine would give a dynamic resource `name` of `pulumi-nodejs:dynamic/<module>:<type>`. */
 export function urnFor(type: string, name: string, stack = "test"): string {
   return `urn:pulumi:${stack}::${PROJECT}::pulumi-nodejs:dynamic/${type}::${name}`;
 }
-
-export type Props = Record<string, unknown>;
 
 export type DiffChanges = "DIFF_UNKNOWN" | "DIFF_NONE" | "DIFF_SOME";
 
@@ -115,33 +63,6 @@ export interface ReadResult {
   id: string;
   properties: Props;
   inputs?: Props;
-}
-
-/** The decoded `pulumirpc.ErrorResourceInitFailed`: the object exists, so the engine keeps it. */
-export interface ResourceInitFailure {
-  id: string;
-  properties: Props;
-  reasons: string[];
-}
-
-/** A failed call: the gRPC status and, when the host attached it, ErrorResourceInitFailed. */
-export interface HostCallError extends Error {
-  name: "HostCallError";
-  method: string;
-  /** gRPC status code: 2 (UNKNOWN) for errors thrown by a provider; 4 after the call timeout; 14 when the connection failed. */
-  code: number;
-  /** The host's status text: the thrown error's `message`. */
-  details: string;
-  initFailed?: ResourceInitFailure;
-  /**
-   * `tap` when the answer had a header field too large for Node's HTTP/2 client (see
-   * TAP_SCRIPT) and was read from what the host sent instead of from the wire.
-   */
-  via: "network" | "tap";
-}
-
-export function isHostCallError(error: unknown): error is HostCallError {
-  return error instanceof Error && error.name === "HostCallError";
 }
 
 export interface ProviderHostOptions {
@@ -180,10 +101,6 @@ export interface ProviderHost {
   stop(): Promise<void>;
 }
 
-/** What the engine's gRPC client (grpc-go) accepts in one response's headers or trailers. */
-const ENGINE_MAX_HEADER_LIST_SIZE = 16 << 20;
-/** nghttp2 (Node's HTTP/2) refuses any single header field from 64 KiB on (NGHTTP2_HD_MAX_NV). */
-const NODE_MAX_HEADER_FIELD = 65_536 - 100;
 const STARTUP_TIMEOUT_MS = 20_000;
 const live = new Set<ChildProcess>();
 // Safety net: a test that forgets stop() must not leave a host running after jest exits.
@@ -221,13 +138,6 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
   const stderr: string[] = [];
   readline.createInterface({ input: child.stderr! }).on("line", (line) => stderr.push(line));
   const stdoutLines = readline.createInterface({ input: child.stdout! });
-  /** Calls waiting for an answer, by the id sent in `x-harness-call`: told what the tap saw. */
-  const onTap = new Map<string, (status: http2.IncomingHttpHeaders) => void>();
-  readline.createInterface({ input: child.stdio[3] as Readable }).on("line", (line) => {
-    const { call, headers } = JSON.parse(line) as { call: string; headers: http2.IncomingHttpHeaders };
-    onTap.get(call)?.(headers);
-  });
-
   let port: string;
   try {
     port = await new Promise<string>((resolve, reject) => {
@@ -254,88 +164,10 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
   stdoutLines.on("line", (line) => stdout.push(line));
 
   const address = `127.0.0.1:${port}`;
-  const connect = () => {
-    const session = http2.connect(`http://${address}`, {
-      settings: { maxHeaderListSize: ENGINE_MAX_HEADER_LIST_SIZE },
-      maxSessionMemory: 1024, // MB; grpc-js lifts this limit too
-    });
-    // A session error fails the calls in flight (below); it must not crash the test process.
-    session.on("error", () => undefined);
-    return session;
-  };
-  let session = connect();
-  let calls = 0;
-  const callTimeoutMs = options.callTimeoutMs ?? 60_000;
-
-  /** One unary call: a length-prefixed message out, one back, status in the trailers. */
-  function call<Req, Res>(
-    method: string,
-    definition: MethodDefinition<Req, Res>,
-    request: Req,
-  ): Promise<Res> {
-    return new Promise((resolve, reject) => {
-      const id = String(++calls);
-      const payload = definition.requestSerialize(request);
-      const frame = Buffer.alloc(5 + payload.length);
-      frame.writeUInt32BE(payload.length, 1); // byte 0: not compressed
-      payload.copy(frame, 5);
-      const stream = session.request({
-        ":method": "POST",
-        ":path": definition.path,
-        "content-type": "application/grpc",
-        te: "trailers",
-        "grpc-timeout": `${callTimeoutMs}m`,
-        "x-harness-call": id,
-      });
-      const settle = (outcome: () => void) => {
-        clearTimeout(timer);
-        onTap.delete(id);
-        outcome();
-      };
-      const timer = setTimeout(() => {
-        stream.close(http2.constants.NGHTTP2_CANCEL);
-        settle(() =>
-          reject(hostCallError(method, { code: 4, details: `no answer within ${callTimeoutMs} ms` })),
-        );
-      }, callTimeoutMs);
-      onTap.set(id, (sent) => {
-        if (!Object.values(sent).some((value) => String(value).length >= NODE_MAX_HEADER_FIELD)) return;
-        // Node's HTTP/2 client cannot take this answer (it would wait forever), the engine's can:
-        // read it from the tap and start a new connection, this one is stuck.
-        stream.close(http2.constants.NGHTTP2_CANCEL);
-        session.destroy();
-        session = connect();
-        settle(() => reject(hostCallError(method, statusFrom(sent), "tap")));
-      });
-      const chunks: Buffer[] = [];
-      let status: http2.IncomingHttpHeaders = {};
-      // A failure comes "trailers-only": the status is in the response headers.
-      stream.on("response", (headers) => {
-        if (headers["grpc-status"] !== undefined) status = headers;
-      });
-      stream.on("trailers", (trailers) => (status = trailers));
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("error", (error) =>
-        settle(() => reject(hostCallError(method, { code: 14, details: error.message }))),
-      );
-      stream.on("end", () =>
-        settle(() => {
-          if (Number(status["grpc-status"] ?? 2) !== 0) {
-            reject(hostCallError(method, statusFrom(status)));
-            return;
-          }
-          const body = Buffer.concat(chunks);
-          if (body.length < 5) {
-            reject(hostCallError(method, { code: 13, details: "an OK status without a response message" }));
-            return;
-          }
-          resolve(definition.responseDeserialize(body.subarray(5, 5 + body.readUInt32BE(1))));
-        }),
-      );
-      stream.end(frame);
-    });
-  }
-
+  const connection = connectToHost(address, {
+    callTimeoutMs: options.callTimeoutMs ?? 60_000,
+    tap: child.stdio[3] as Readable,
+  });
   return {
     address,
     pid: child.pid!,
@@ -356,6 +188,25 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
       }
     },
 
+    ...providerCalls(connection),
+
+    async stop() {
+      connection.close();
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      // The host has no SIGTERM handler, so Node's default (exit) applies; SIGKILL is the fallback.
+      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The provider protocol's calls, as the engine makes them, over a connection to a host. */
+function providerCalls(
+  connection: HostConnection,
+): Pick<ProviderHost, "configure" | "check" | "diff" | "create" | "read" | "update" | "delete"> {
+  const call = connection.call;
+  return {
     async configure(config) {
       const request = new proto.ConfigureRequest();
       request.setArgs(toStruct(config));
@@ -439,15 +290,6 @@ export async function startProviderHost(options: ProviderHostOptions = {}): Prom
       request.setProperties(toStruct(properties));
       await call("delete", ResourceProviderService.delete, request);
     },
-
-    async stop() {
-      session.destroy();
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      // The host has no SIGTERM handler, so Node's default (exit) applies; SIGKILL is the fallback.
-      const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
   };
 }
 
@@ -485,114 +327,3 @@ function nameOf(urn: string): string {
 function typeOf(urn: string): string {
   return (urn.split("::")[2] ?? "").split("$").pop() ?? "";
 }
-
-/** The engine never sends `undefined` (it has no such value); Struct.fromJavaScript rejects it. */
-function withoutUndefined(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : withoutUndefined(item)));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, item]) => item !== undefined)
-        .map(([key, item]) => [key, withoutUndefined(item)]),
-    );
-  }
-  return value;
-}
-
-function toStruct(props: Props): Struct {
-  return Struct.fromJavaScript(withoutUndefined(props) as Record<string, never>);
-}
-
-function fromStruct(struct: Struct | undefined): Props {
-  return struct ? (struct.toJavaScript() as Props) : {};
-}
-
-/** grpc-message is percent-encoded. */
-function header(headers: http2.IncomingHttpHeaders, name: string): string {
-  const value = headers[name];
-  const text = Array.isArray(value) ? value.join(",") : (value ?? "");
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-function statusFrom(headers: http2.IncomingHttpHeaders): GrpcStatus {
-  return { code: Number(headers["grpc-status"] ?? 2), details: header(headers, "grpc-message"), headers };
-}
-
-interface GrpcStatus {
-  code: number;
-  details: string;
-  headers?: http2.IncomingHttpHeaders;
-}
-
-/** A failed call as a HostCallError, decoding `grpc-status-details-bin` (a google.rpc.Status) when present. */
-function hostCallError(
-  method: string,
-  failure: GrpcStatus,
-  via: "network" | "tap" = "network",
-): HostCallError {
-  const result = new Error(`${method}: gRPC ${failure.code}: ${failure.details}`) as HostCallError;
-  result.name = "HostCallError";
-  result.method = method;
-  result.code = failure.code;
-  result.details = failure.details;
-  result.via = via;
-  const bin = failure.headers?.["grpc-status-details-bin"];
-  const encoded = Array.isArray(bin) ? bin[0] : bin;
-  if (typeof encoded === "string") {
-    const status = Status.deserializeBinary(Buffer.from(encoded, "base64"));
-    for (const detail of status.getDetailsList()) {
-      const failed = detail.unpack(
-        proto.ErrorResourceInitFailed.deserializeBinary,
-        "pulumirpc.ErrorResourceInitFailed",
-      );
-      if (failed) {
-        result.initFailed = {
-          id: failed.getId(),
-          properties: fromStruct(failed.getProperties()),
-          reasons: failed.getReasonsList(),
-        };
-      }
-    }
-  }
-  return result;
-}
-
-/**
- * The status tap, preloaded into the host with `--import`: for each failed call it writes what the
- * host sends (grpc-status, grpc-message, grpc-status-details-bin) to fd 3, tagged with the
- * harness's `x-harness-call` header. It only observes: the host answers exactly as without it.
- * (It patches the `node:http2` module object, which the host's grpc-js reaches through require.)
- */
-const TAP_SCRIPT = `
-import fs from "node:fs";
-import http2 from "node:http2";
-const createServer = http2.createServer;
-http2.createServer = function (...args) {
-  const server = createServer.apply(this, args);
-  server.prependListener("stream", (stream, requestHeaders) => {
-    const call = requestHeaders["x-harness-call"];
-    if (call === undefined) return;
-    for (const method of ["respond", "sendTrailers"]) {
-      const original = stream[method];
-      stream[method] = function (headers, ...rest) {
-        try {
-          if (headers && headers["grpc-status"] !== undefined && String(headers["grpc-status"]) !== "0") {
-            const picked = {};
-            for (const name of ["grpc-status", "grpc-message", "grpc-status-details-bin"]) {
-              if (headers[name] !== undefined) picked[name] = headers[name];
-            }
-            fs.writeSync(3, JSON.stringify({ call, headers: picked }) + "\\n");
-          }
-        } catch {}
-        return original.call(this, headers, ...rest);
-      };
-    }
-  });
-  return server;
-};
-`;
-const TAP_URL = `data:text/javascript;base64,${Buffer.from(TAP_SCRIPT).toString("base64")}`;

@@ -1,0 +1,117 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { Emulator } from "../../emulator";
+
+/** What runProgram (live-mocks.ts) takes and gives: its options, registrations, errors and results. */
+
+export type RunMode = "preview" | "live";
+
+/**
+ * How an unknown value (a preview's computed value) shows in recorded inputs and outputs: a marker
+ * for assertions, not the engine's sentinel (engine-wire's UNKNOWN), which providers receive.
+ */
+export const UNKNOWN_MARKER = "[unknown]";
+
+export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
+export const DNS_RECORD_TYPE = "cloudflare:index/dnsRecord:DnsRecord";
+export const STACK_TYPE = "pulumi:pulumi:Stack";
+
+/** One resource registration as the engine saw it. */
+export interface Registration {
+  /** Order in which the engine received the registration (1-based). */
+  seq: number;
+  /** Order in which it finished (created or failed); undefined while pending. */
+  doneSeq?: number;
+  type: string;
+  name: string;
+  urn?: string;
+  custom: boolean;
+  /** URN of the parent resource (the stack for top-level resources). */
+  parent?: string;
+  /** URNs the resource depends on: `dependsOn` plus the resources its inputs came from. */
+  dependencies: string[];
+  /** Per input property, the URNs its value came from. */
+  propertyDependencies: Record<string, string[]>;
+  /** Provider reference (`urn::id`) when one was passed explicitly. */
+  provider?: string;
+  /** Inputs with secrets unwrapped, unknowns as {@link UNKNOWN_MARKER}, and `__provider` taken out. */
+  inputs: Record<string, unknown>;
+  /** Input paths (`a.b.0`) whose values were secret. */
+  secretInputs: string[];
+  /** A dynamic resource's serialized provider (the `__provider` input). */
+  serializedProvider?: string;
+  status: "pending" | "created" | "failed";
+  /**
+   * A dynamic provider's create that failed after making the object (it threw `{ id, properties,
+   * reasons }`): the engine keeps the resource in state with these, and the update fails.
+   */
+  initFailure?: { id: string; properties: Record<string, unknown>; reasons: string[] };
+  id?: string;
+  /** The state returned to the program (outputs). */
+  state?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface RunError {
+  source: "registration" | "output" | "program" | "unhandled" | "timeout";
+  /** Registration `type::name`, or the output's key. */
+  subject?: string;
+  message: string;
+}
+
+/** The body `cloudflare.DnsRecord` sends to `POST zones/{zone}/dns_records`. */
+export interface CloudflareRecordBody {
+  type?: string;
+  name?: string;
+  content?: string;
+  ttl?: number;
+  proxied?: boolean;
+  priority?: number;
+  comment?: string;
+}
+
+export interface RunOptions {
+  mode: RunMode;
+  /** Required for `live`: where dynamic providers and DnsRecords go. */
+  emulator?: Emulator;
+  /**
+   * Stack config as the engine passes it to providers' `configure` and to the program's
+   * `pulumi.Config` (`namespace:key` → string). In `live` mode `emailDelivery:baseUrl` and
+   * `emailDelivery:apiKey` default to the emulator's; pass `undefined` for a key to leave it out.
+   */
+  config?: Record<string, string | undefined>;
+  /** Config keys to mark secret for the program. @default ["emailDelivery:apiKey", "emailDelivery:masterKey"] */
+  secretConfigKeys?: string[];
+  /** @default "email-delivery" */
+  project?: string;
+  /** @default "test" */
+  stack?: string;
+  /** Gives up waiting for registrations after this long and reports what is pending. @default 20000 */
+  timeoutMs?: number;
+  hooks?: {
+    /** Alters a DnsRecord's body before it is written to the stand-in (e.g. to corrupt DKIM). */
+    cloudflareRecord?: (body: CloudflareRecordBody, registration: Registration) => CloudflareRecordBody;
+    /** Answers a registration instead of the built-in behaviour; return undefined to fall through. */
+    newResource?: (
+      args: pulumi.runtime.MockResourceArgs,
+      registration: Registration,
+    ) =>
+      pulumi.runtime.MockResourceResult | undefined | Promise<pulumi.runtime.MockResourceResult | undefined>;
+  };
+}
+
+export interface ProgramRun<K extends string> {
+  /** The program's outputs, resolved to plain values ({@link UNKNOWN_MARKER} where unknown); absent when failed. */
+  outputs: Partial<Record<K, unknown>>;
+  registrations: Registration[];
+  errors: RunError[];
+  /** Lines dynamic providers logged through `pulumi.log` (they run outside jest's console). */
+  providerLogs: string[];
+  /** Registrations of a type (a full token, or a dynamic resource's `module:Type`). */
+  ofType(type: string): Registration[];
+  /** The registration of a type with a name; throws if absent. */
+  get(type: string, name: string): Registration;
+  /** Whether `dependent` depends on `dependency`, directly or through its inputs. */
+  dependsOn(dependent: Registration, dependency: Registration): boolean;
+}
+
+export type Program<K extends string> = () => Record<K, unknown> | Promise<Record<K, unknown>>;

@@ -1,0 +1,33 @@
+// Runs the slowest test files first, whatever jest's cache holds. On a fresh clone jest has no
+// timings and orders files by size, which would start tests/package/installed.test.ts (small, but
+// the longest by far: four npm installs) last, leaving one worker busy long after the other is done.
+// Later runs use jest's own order (slowest and failed first) for every file not listed here.
+const Sequencer = require("@jest/test-sequencer").default;
+
+/** Longest first, as measured with `npx jest --json` (seconds on a 2-core machine, one worker). */
+const SLOWEST_FIRST = [
+  "tests/package/installed.test.ts",
+  "tests/providers/verification-provider.test.ts",
+  "tests/hardening/provider-faults.test.ts",
+  "tests/bench/rate-limit.test.ts",
+  "tests/demo/demo-project.test.ts",
+  "tests/engine/providers.test.ts",
+  "tests/secrets/secrets.test.ts",
+];
+
+class SlowestFirst extends Sequencer {
+  sort(tests) {
+    const rank = (test) => {
+      const relative = test.path
+        .slice(test.context.config.rootDir.length + 1)
+        .split("\\")
+        .join("/");
+      const index = SLOWEST_FIRST.indexOf(relative);
+      return index === -1 ? SLOWEST_FIRST.length : index;
+    };
+    // Array.prototype.sort is stable: files not listed keep jest's own order after the listed ones.
+    return super.sort(tests).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+module.exports = SlowestFirst;
