@@ -130,15 +130,24 @@ describe("client under faults", () => {
   });
 
   it("never duplicates when answers are slower than the request timeout", async () => {
-    emulator().faults.set([{ endpoints: "domains/create", latencyMs: 300 }]);
+    // Every create is handled 1 s after it arrives, ten times the request timeout: the client's
+    // timer fires first however busy the machine, so each create's answer is lost.
+    emulator().faults.set([{ endpoints: "domains/create", latencyMs: 1000 }]);
+    const creates: string[] = [];
     const client = clientFor(emulator(), {
       requestTimeoutMs: 100,
-      retry: { maxAttempts: 8, baseDelayMs: 20, maxDelayMs: 40 },
+      retry: { maxAttempts: 40, baseDelayMs: 20, maxDelayMs: 40 },
+      onAttempt: (attempt) =>
+        void (attempt.operation === "domains/create" && creates.push(attempt.operation)),
     });
     const name = uniqueDomain("slow");
+    const before = emulator().requests.count("domains/create");
     const created = await client.createDomain(name);
     expect(created).toMatchObject({ recovered: true, domain: { name } });
-    await new Promise((resolve) => setTimeout(resolve, 400)); // let the late requests finish on the server
+    // Let every late create land on the server (it logs a request once handled), then look.
+    while (emulator().requests.count("domains/create") - before < creates.length) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     emulator().faults.set([]);
     expect((await client.listDomains()).filter((d) => d.name === name)).toHaveLength(1);
   });

@@ -51,13 +51,21 @@ describe("SingleFlight", () => {
 
 describe("SingleFlight with reuse", () => {
   it("hands a settled answer to calls within the reuse window, and not after", async () => {
-    const flights = new SingleFlight();
-    let started = 0;
-    await flights.run("k", async () => ++started, 200);
-    expect(await flights.run("k", async () => ++started, 200)).toBe(1);
-    expect(await flights.run("k", async () => ++started)).toBe(2); // no reuse asked: fresh
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(await flights.run("k", async () => ++started, 200)).toBe(3);
+    // The window is measured on Date.now, which the test moves: no real wait, however busy the machine.
+    let now = 1_000_000;
+    const clock = jest.spyOn(Date, "now").mockImplementation(() => now);
+    try {
+      const flights = new SingleFlight();
+      let started = 0;
+      await flights.run("k", async () => ++started, 200);
+      now += 200;
+      expect(await flights.run("k", async () => ++started, 200)).toBe(1);
+      expect(await flights.run("k", async () => ++started)).toBe(2); // no reuse asked: fresh
+      now += 201;
+      expect(await flights.run("k", async () => ++started, 200)).toBe(3);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it("never reuses across a write, nor a failure", async () => {
