@@ -1,9 +1,16 @@
+import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { cleanClone, linkDevDependencies } from "../../packaging/clean-clone";
 import { ProgramUnderMocks, runUnderMocks } from "../../packaging/program-under-mocks";
-import { createUserProject, InstallWay, packTarball, UserProject } from "../../packaging/user-project";
+import {
+  createUserProject,
+  InstallWay,
+  PACKAGE_NAME,
+  packTarball,
+  UserProject,
+} from "../../packaging/user-project";
 import { run } from "../../packaging/commands";
 import { providerLoaderText, StoredProviderName } from "../../provider/providers/loader";
 import { publishRecords } from "../support/cloudflare";
@@ -14,23 +21,29 @@ import { readmeBlock } from "../support/readme";
 /**
  * The package as users get it (README "Install"): packed from a clean clone, installed into fresh
  * projects with their own @pulumi/pulumi, @pulumi/cloudflare and typescript, in every way the
- * README gives. In each project: the README's program type-checks with the project's TypeScript;
- * run as Pulumi runs it (under mocks), it registers every dynamic resource with a small loader as
- * its provider; and the project's own provider host, started in the project as the engine starts
- * it, loads each loader and runs check and create against the emulator.
+ * README gives. In each project the README's program, run as Pulumi runs it (its ts-node, which
+ * type-checks with the project's own TypeScript, under mocks), registers every dynamic resource
+ * with a small loader as its provider, and the project's own provider host, started in the project
+ * as the engine starts it, loads each loader and runs check and create against the emulator.
+ *
+ * `tsc` over the program and the package's declarations (the README's tsconfig has no
+ * skipLibCheck) runs once, in the tarball project: the other ways install the very same files
+ * (asserted byte for byte), so it would check them again to the same end.
  *
  * Installs use npm's cache first and the registry for what it lacks: one install per way.
  *
  * The installs run one after another. The path and link installs build the package in the clone
  * (npm runs `prepare` for a linked folder), which the path and link projects load their types and
  * code from: they go first, and no check starts before both are done. After that each project's
- * checks (its type-check, then its program under mocks, both read-only) start as soon as it is
- * installed and run beside the next install; the tests then wait for what they assert on.
+ * checks (read-only) start as soon as it is installed and run beside the next install; the tests
+ * then wait for what they assert on.
  */
 const WAYS: InstallWay[] = ["tarball", "path", "link", "git"];
 /** The installs that rebuild the clone's dist/ first: once they are done, nothing writes there. */
 const CLONE_WRITERS: InstallWay[] = ["path", "link"];
 const INSTALL_ORDER: InstallWay[] = [...CLONE_WRITERS, "tarball", "git"];
+/** The way whose project `tsc` checks; the others are compared with it file by file. */
+const TSC_WAY: InstallWay = "tarball";
 
 /** Never more than this per text; the aim is 4 KB (the smallest dynamic provider serializes to ~2 KB). */
 const MAX_TEXT_BYTES = 4096;
@@ -45,8 +58,8 @@ const PROVIDER_OF: Record<string, StoredProviderName> = {
 /** A project installed one way, with its checks under way. */
 interface Installed {
   project: UserProject;
-  /** The README's program type-checked by the project's own `tsc`. */
-  typeCheck: Promise<void>;
+  /** `tsc --noEmit` over the README's program with the project's own TypeScript (TSC_WAY only). */
+  typeCheck?: Promise<void>;
   /** The README's program run as Pulumi runs it, under mocks. */
   underMocks: Promise<ProgramUnderMocks>;
 }
@@ -56,6 +69,8 @@ let work: string;
 let clone: string;
 let packed: { file: string; files: string[] };
 const installs = new Map<InstallWay, Promise<Installed>>();
+/** The type-check test's own run, awaited before the work folder goes. */
+let brokenRun: Promise<unknown> | undefined;
 
 /** The project for `way`, with the README's tsconfig.json and program. */
 async function createProject(way: InstallWay): Promise<UserProject> {
@@ -67,21 +82,50 @@ async function createProject(way: InstallWay): Promise<UserProject> {
 
 /** Starts a project's checks: read-only, so they may run beside the next install. */
 function startChecks(project: UserProject): Installed {
-  const typeCheck = run(path.join(project.dir, "node_modules/.bin/tsc"), ["--noEmit", "-p", "."], {
-    cwd: project.dir,
-  }).then(() => undefined);
+  const typeCheck =
+    project.way === TSC_WAY
+      ? run(path.join(project.dir, "node_modules/.bin/tsc"), ["--noEmit", "-p", "."], {
+          cwd: project.dir,
+        }).then(() => undefined)
+      : undefined;
   // After the type-check rather than beside it: two compilers at once only compete for the cores.
-  const underMocks = typeCheck
+  const underMocks = (typeCheck ?? Promise.resolve())
     .catch(() => undefined)
-    .then(() =>
-      runUnderMocks(project.dir, {
-        config: { "user-project:cloudflareZoneId": emulator().cloudflare.zones[0].id },
-      }),
-    );
+    .then(() => runUnderMocks(project.dir, { config: programConfig() }));
   // Each is awaited by its test; until then, a failure must not count as unhandled.
-  typeCheck.catch(() => undefined);
+  typeCheck?.catch(() => undefined);
   underMocks.catch(() => undefined);
   return { project, typeCheck, underMocks };
+}
+
+/** The stack config the README's program reads. */
+function programConfig(): Record<string, string> {
+  return { "user-project:cloudflareZoneId": emulator().cloudflare.zones[0].id };
+}
+
+/** Every file under `dir` (relative, sorted) with its bytes' SHA-256; `node_modules` skipped. */
+async function fileHashes(dir: string): Promise<Map<string, string>> {
+  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .filter((file) => !file.split(path.sep).includes("node_modules"))
+    .sort();
+  const hashes = new Map<string, string>();
+  for (const file of files) {
+    hashes.set(
+      file,
+      createHash("sha256")
+        .update(await fs.readFile(path.join(dir, file)))
+        .digest("hex"),
+    );
+  }
+  return hashes;
+}
+
+/** The folder a project's `node_modules/pulumi-email-delivery` resolves to. */
+function installedPackage(project: UserProject): Promise<string> {
+  return fs.realpath(path.join(project.dir, "node_modules", PACKAGE_NAME));
 }
 
 beforeAll(async () => {
@@ -108,7 +152,7 @@ afterAll(async () => {
   const settled = await Promise.allSettled(installs.values());
   for (const outcome of settled) {
     if (outcome.status === "fulfilled") {
-      await Promise.allSettled([outcome.value.typeCheck, outcome.value.underMocks]);
+      await Promise.allSettled([outcome.value.typeCheck, outcome.value.underMocks, brokenRun]);
     }
   }
   await fs.rm(work, { recursive: true, force: true });
@@ -126,15 +170,44 @@ it("npm pack (from a clean clone, built by prepare) ships the compiled package a
   }
 });
 
+it(`tsc passes over the README's program and the package's declarations with the project's own TypeScript (${TSC_WAY})`, async () => {
+  await (
+    await installs.get(TSC_WAY)!
+  ).typeCheck;
+}, 600_000);
+
+it(`a type error in a program fails its run as Pulumi runs it (${TSC_WAY}): the runs below type-check`, async () => {
+  const { project, underMocks } = await installs.get(TSC_WAY)!;
+  await underMocks.catch(() => undefined); // one program run at a time
+  await fs.writeFile(
+    path.join(project.dir, "broken.ts"),
+    'import { Route } from "pulumi-email-delivery";\nnew Route("r", { name: 7, domainId: 1, endpointId: 1 });\n',
+  );
+  brokenRun = runUnderMocks(project.dir, { program: "broken.ts", config: programConfig() });
+  await expect(brokenRun).rejects.toThrow(/broken\.ts.*TS2322|TS2322.*broken\.ts/s);
+}, 600_000);
+
+it.each(WAYS.filter((way) => way !== TSC_WAY))(
+  `installed from %s: the package's files are byte for byte those of the ${TSC_WAY} install`,
+  async (way) => {
+    const reference = await fileHashes(await installedPackage((await installs.get(TSC_WAY)!).project));
+    const { project } = await installs.get(way)!;
+    const installed = await installedPackage(project);
+    if (way === "git") {
+      expect(await fileHashes(installed)).toEqual(reference);
+    } else {
+      // A symlink to the clone, whose build holds every file the tarball ships (and its sources).
+      expect(installed).toBe(await fs.realpath(clone));
+      const cloneFiles = await fileHashes(installed);
+      for (const [file, hash] of reference) expect([file, cloneFiles.get(file)]).toEqual([file, hash]);
+    }
+  },
+  600_000,
+);
+
 describe.each(WAYS)("installed from %s", (way) => {
   // The installs run in turn (see INSTALL_ORDER): a way's first test may wait for several of them.
-  it("the README's program type-checks with the project's own TypeScript", async () => {
-    await (
-      await installs.get(way)!
-    ).typeCheck;
-  }, 600_000);
-
-  it("each dynamic resource stores a small loader as its provider: the same text whatever the install, with no path or key", async () => {
+  it("the README's program, run as Pulumi runs it (type-checked), stores a small loader as each dynamic resource's provider: the same text whatever the install, with no path or key", async () => {
     const run = await (await installs.get(way)!).underMocks;
     const registrations = run.registrations;
     // The host started in the project loads the very copy that registered the resources.
