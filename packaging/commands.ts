@@ -32,6 +32,9 @@ export function run(command: string, args: string[], options: RunOptions): Promi
         );
       },
     );
+    // A command that never reads its input (git, npm) may exit before it is written: the pipe's
+    // EPIPE says nothing the exit status does not, and unhandled it would fail the test run.
+    child.stdin?.on("error", () => undefined);
     child.stdin?.end(options.input ?? "");
   });
 }

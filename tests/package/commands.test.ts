@@ -1,0 +1,15 @@
+import * as os from "node:os";
+import { run } from "../../packaging/commands";
+
+describe("run", () => {
+  it("ignores a command that exits without reading its input (EPIPE is not an error of the run)", async () => {
+    // More than a pipe holds: the write is still under way when `true` has exited.
+    await expect(run("true", [], { cwd: os.tmpdir(), input: "x".repeat(4 << 20) })).resolves.toBe("");
+  });
+
+  it("reports a failing command with its stderr", async () => {
+    await expect(run("sh", ["-c", "echo broken >&2; exit 3"], { cwd: os.tmpdir() })).rejects.toThrow(
+      /`sh -c .*` in .* failed: .*\nbroken/s,
+    );
+  });
+});
