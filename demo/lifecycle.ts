@@ -17,22 +17,29 @@ export interface DemoStack {
   dispose(): Promise<void>;
 }
 
+/** The root project's files a demo project holds: [in this repository, in the project]. */
+const DEMO_FILES = [
+  ["Pulumi.yaml", "Pulumi.yaml"],
+  ["Pulumi.local.yaml", "Pulumi.local.yaml"],
+  ["examples/basic/index.ts", "index.ts"],
+  ["examples/basic/tsconfig.json", "tsconfig.json"],
+] as const;
+
 /**
  * A new project in `dir` that runs the root project's program the way a user runs it: this package
  * packed (`npm pack`, which builds it) and installed from the tarball beside the project's own
  * @pulumi/pulumi, @pulumi/cloudflare and typescript, with the root project's `Pulumi.yaml` and
  * `Pulumi.local.yaml`, and the basic example as `index.ts`. Nothing in the repository is written
  * but `dist/`, which `npm pack` builds (unless `build` is false: then it packs `dist/` as it is).
+ * Given a `tarball` already packed, it installs that one instead.
  */
-export async function prepareDemoProject(dir: string, options: { build?: boolean } = {}): Promise<string> {
-  const { file } = await packTarball(REPO_ROOT, path.join(dir, "packed"), options);
-  const project = await createUserProject(path.join(dir, "project"), "tarball", { tarball: file });
-  for (const [from, to] of [
-    ["Pulumi.yaml", "Pulumi.yaml"],
-    ["Pulumi.local.yaml", "Pulumi.local.yaml"],
-    ["examples/basic/index.ts", "index.ts"],
-    ["examples/basic/tsconfig.json", "tsconfig.json"],
-  ]) {
+export async function prepareDemoProject(
+  dir: string,
+  options: { build?: boolean; tarball?: string } = {},
+): Promise<string> {
+  const tarball = options.tarball ?? (await packTarball(REPO_ROOT, path.join(dir, "packed"), options)).file;
+  const project = await createUserProject(path.join(dir, "project"), "tarball", { tarball });
+  for (const [from, to] of DEMO_FILES) {
     await fs.copyFile(path.join(REPO_ROOT, from), path.join(project.dir, to));
   }
   return project.dir;

@@ -7,10 +7,10 @@ import { npm } from "./commands";
 export const PACKAGE_NAME = "pulumi-email-delivery";
 
 /** The ways users install the package; the README gives the commands for each. */
-export type InstallWay = "tarball" | "path" | "link" | "git";
+export type InstallWay = "tarball" | "path" | "git";
 
 export interface PackageSource {
-  /** A clean clone of the repository (`cleanClone`), for path, link and git installs; path and link need its dev dependencies. */
+  /** A clean clone of the repository (`cleanClone`), for path and git installs; a path install needs its dev dependencies. */
   clone?: string;
   /** An `npm pack` tarball, for a tarball install (the file the registry would serve). */
   tarball?: string;
@@ -38,9 +38,6 @@ export function testedVersions(): string[] {
  * A new project at `dir` with the package installed `way`, as the README says, beside its own
  * `@pulumi/pulumi`, `@pulumi/cloudflare`, `typescript` and `@types/node`, in one install:
  * - path: `npm install /path/to/clone` (a symlink; the clone needs its dependencies, `npm ci`);
- * - link: `npm link` in the clone, then `npm link pulumi-email-delivery` in a project whose
- *   package.json already lists the others (the README's `npm install …` first, in one step; a
- *   symlink too; the global prefix is a folder of the project's, so nothing outside it changes);
  * - tarball: the tarball copied into the project's `vendor/` and recorded in package.json and
  *   package-lock.json, then installed with `npm ci`, as a CI runner installs a repository that
  *   commits all three (the registry would serve the same file);
@@ -63,17 +60,6 @@ export async function createUserProject(
     case "path":
       packageSpec = clone();
       break;
-    case "link": {
-      const env = { npm_config_prefix: path.join(dir, ".npm-global") };
-      await npm(["link"], { cwd: clone(), env });
-      const dependencies = Object.fromEntries(testedVersions().map((spec) => spec.split(/(?!^)@/)));
-      await fs.writeFile(
-        path.join(dir, "package.json"),
-        `${JSON.stringify({ ...manifest, dependencies }, null, 2)}\n`,
-      );
-      await npm(["link", PACKAGE_NAME], { cwd: dir, env });
-      return { dir, way, packageSpec: `npm link ${PACKAGE_NAME}` };
-    }
     case "tarball": {
       if (!source.tarball) throw new Error("a tarball install needs source.tarball");
       const vendored = path.join("vendor", path.basename(source.tarball));

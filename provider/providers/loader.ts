@@ -5,7 +5,7 @@
  * (the program's folder, from which the host's own `@pulumi/pulumi` is resolved too) and returns
  * one of its providers.
  *
- * So the text is the same for every install (registry, tarball, git, local path, `npm link`), holds
+ * So the text is the same for every install (registry, tarball, git, local path), holds
  * no key and no path of the machine that ran `up`, and a newer installed version runs old state.
  *
  * The contract every stored text relies on, public API that never changes:

@@ -2,7 +2,10 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { load } from "js-yaml";
+import { prepareDemoProject } from "../../demo/lifecycle";
 import { cleanClone, linkDevDependencies } from "../../packaging/clean-clone";
+import { run } from "../../packaging/commands";
 import { ProgramUnderMocks, runUnderMocks } from "../../packaging/program-under-mocks";
 import {
   createUserProject,
@@ -11,7 +14,6 @@ import {
   packTarball,
   UserProject,
 } from "../../packaging/user-project";
-import { run } from "../../packaging/commands";
 import { providerLoaderText, StoredProviderName } from "../../provider/providers/loader";
 import { publishRecords } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
@@ -19,31 +21,28 @@ import { ProviderHost, rpcSecret, startProviderHost, urnFor } from "../support/p
 import { readmeBlock } from "../support/readme";
 
 /**
- * The package as users get it (README "Install"): packed from a clean clone, installed into fresh
+ * The package as users get it (README "Install"): from a clean clone, installed into fresh
  * projects with their own @pulumi/pulumi, @pulumi/cloudflare and typescript, in every way the
- * README gives. In each project the README's program, run as Pulumi runs it (its ts-node, which
- * type-checks with the project's own TypeScript, under mocks), registers every dynamic resource
- * with a small loader as its provider, and the project's own provider host, started in the project
- * as the engine starts it, loads each loader and runs check and create against the emulator.
+ * README gives. In each project a program, run as Pulumi runs it (its ts-node, which type-checks
+ * with the project's own TypeScript, under mocks), registers every dynamic resource with a small
+ * loader as its provider, and the project's own provider host, started in the project as the
+ * engine starts it, loads each loader and runs check and create against the emulator.
  *
- * `tsc` over the program and the package's declarations (the README's tsconfig has no
- * skipLibCheck) runs once, in the tarball project: the other ways install the very same files
- * (asserted byte for byte), so it would check them again to the same end.
+ * - path: `npm install <clone>`, which builds the clone (`prepare`); the README's program.
+ * - tarball: `npm pack` of that clone, installed by `prepareDemoProject`, the project `npm run
+ *   demo` runs: the basic example with the local stack's settings.
+ * - git: `npm install git+file://<clone>`, which clones and builds it again; the README's program,
+ *   also checked by `tsc` over the program and the package's declarations (the README's tsconfig
+ *   has no skipLibCheck). The other two hold the very same files (asserted byte for byte), so
+ *   `tsc` there would check them again to the same end.
  *
- * Installs use npm's cache first and the registry for what it lacks: one install per way.
- *
- * The installs run one after another. The path and link installs build the package in the clone
- * (npm runs `prepare` for a linked folder), which the path and link projects load their types and
- * code from: they go first, and no check starts before both are done. After that each project's
- * checks (read-only) start as soon as it is installed and run beside the next install; the tests
- * then wait for what they assert on.
+ * Installs use npm's cache first and the registry for what it lacks: one install per way. They
+ * run one after another (in WAYS' order); each project's checks (read-only) start as soon as it is
+ * installed and run beside the next install; the tests then wait for what they assert on.
  */
-const WAYS: InstallWay[] = ["tarball", "path", "link", "git"];
-/** The installs that rebuild the clone's dist/ first: once they are done, nothing writes there. */
-const CLONE_WRITERS: InstallWay[] = ["path", "link"];
-const INSTALL_ORDER: InstallWay[] = [...CLONE_WRITERS, "tarball", "git"];
+const WAYS: InstallWay[] = ["path", "tarball", "git"];
 /** The way whose project `tsc` checks; the others are compared with it file by file. */
-const TSC_WAY: InstallWay = "tarball";
+const TSC_WAY: InstallWay = "git";
 
 /** Never more than this per text; the aim is 4 KB (the smallest dynamic provider serializes to ~2 KB). */
 const MAX_TEXT_BYTES = 4096;
@@ -60,7 +59,7 @@ interface Installed {
   project: UserProject;
   /** `tsc --noEmit` over the README's program with the project's own TypeScript (TSC_WAY only). */
   typeCheck?: Promise<void>;
-  /** The README's program run as Pulumi runs it, under mocks. */
+  /** The project's program run as Pulumi runs it, under mocks. */
   underMocks: Promise<ProgramUnderMocks>;
 }
 
@@ -69,15 +68,37 @@ let work: string;
 let clone: string;
 let packed: { file: string; files: string[] };
 const installs = new Map<InstallWay, Promise<Installed>>();
-/** The type-check test's own run, awaited before the work folder goes. */
+/** The type-error test's own program run, awaited before the work folder goes. */
 let brokenRun: Promise<unknown> | undefined;
 
-/** The project for `way`, with the README's tsconfig.json and program. */
+/** The project for `way`: the demo's for the tarball, else one with the README's tsconfig.json and program. */
 async function createProject(way: InstallWay): Promise<UserProject> {
-  const project = await createUserProject(path.join(work, way), way, { clone, tarball: packed.file });
+  if (way === "tarball") {
+    packed = await packTarball(clone, path.join(work, "packed"), { build: false }); // the path install built it
+    const dir = await prepareDemoProject(path.join(work, way), { tarball: packed.file });
+    return { dir, way, packageSpec: packed.file };
+  }
+  const project = await createUserProject(path.join(work, way), way, { clone });
   await fs.writeFile(path.join(project.dir, "tsconfig.json"), readmeBlock("json tsconfig.json"));
   await fs.writeFile(path.join(project.dir, "index.ts"), readmeBlock("ts index.ts"));
   return project;
+}
+
+/** What the project's program is run with: its project name and the stack config it reads. */
+async function programSettings(
+  project: UserProject,
+): Promise<{ projectName: string; config: Record<string, string> }> {
+  if (project.way !== "tarball") {
+    return {
+      projectName: "user-project",
+      config: { "user-project:cloudflareZoneId": emulator().cloudflare.zones[0].id },
+    };
+  }
+  const local = load(await fs.readFile(path.join(project.dir, "Pulumi.local.yaml"), "utf8")) as {
+    config: Record<string, unknown>;
+  };
+  const config = Object.entries(local.config).map(([key, value]) => [key, String(value)]);
+  return { projectName: "email-delivery", config: Object.fromEntries(config) };
 }
 
 /** Starts a project's checks: read-only, so they may run beside the next install. */
@@ -91,16 +112,12 @@ function startChecks(project: UserProject): Installed {
   // After the type-check rather than beside it: two compilers at once only compete for the cores.
   const underMocks = (typeCheck ?? Promise.resolve())
     .catch(() => undefined)
-    .then(() => runUnderMocks(project.dir, { config: programConfig() }));
+    .then(() => programSettings(project))
+    .then((settings) => runUnderMocks(project.dir, settings));
   // Each is awaited by its test; until then, a failure must not count as unhandled.
   typeCheck?.catch(() => undefined);
   underMocks.catch(() => undefined);
   return { project, typeCheck, underMocks };
-}
-
-/** The stack config the README's program reads. */
-function programConfig(): Record<string, string> {
-  return { "user-project:cloudflareZoneId": emulator().cloudflare.zones[0].id };
 }
 
 /** Every file under `dir` (relative, sorted) with its bytes' SHA-256; `node_modules` skipped. */
@@ -131,20 +148,13 @@ function installedPackage(project: UserProject): Promise<string> {
 beforeAll(async () => {
   work = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-installs-"));
   clone = await cleanClone(path.join(work, "clone"));
-  await linkDevDependencies(clone); // as `npm ci` in the clone would: `npm pack` and a path install build there
-  packed = await packTarball(clone, path.join(work, "packed"));
-  const projects = new Map<InstallWay, Promise<UserProject>>();
+  await linkDevDependencies(clone); // as `npm ci` in the clone would: the path install builds there
   let previous: Promise<unknown> = Promise.resolve();
-  for (const way of INSTALL_ORDER) {
-    const project = previous.then(() => createProject(way));
-    projects.set(way, project);
-    previous = project.catch(() => undefined); // a failed install is reported by that way's tests
-  }
-  const cloneBuilt = Promise.allSettled(CLONE_WRITERS.map((way) => projects.get(way)));
-  for (const way of INSTALL_ORDER) {
-    const installed = cloneBuilt.then(() => projects.get(way)!).then(startChecks);
+  for (const way of WAYS) {
+    const installed = previous.then(() => createProject(way)).then(startChecks);
     installed.catch(() => undefined);
     installs.set(way, installed);
+    previous = installed.catch(() => undefined); // a failed install is reported by that way's tests
   }
 }, 300_000);
 afterAll(async () => {
@@ -158,7 +168,8 @@ afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });
 }, 600_000);
 
-it("npm pack (from a clean clone, built by prepare) ships the compiled package and its documents, nothing else", () => {
+it("npm pack (of a clean clone built by its prepare script) ships the compiled package and its documents, nothing else", async () => {
+  await installs.get("tarball");
   const documents = ["CHANGELOG.md", "LICENSE", "README.md", "package.json"];
   expect(packed.files.filter((file) => !file.startsWith("dist/"))).toEqual(documents);
   const compiled = packed.files.filter((file) => file.startsWith("dist/"));
@@ -168,7 +179,7 @@ it("npm pack (from a clean clone, built by prepare) ships the compiled package a
       expect.arrayContaining([`dist/provider/${entry}.js`, `dist/provider/${entry}.d.ts`]),
     );
   }
-});
+}, 600_000);
 
 it(`tsc passes over the README's program and the package's declarations with the project's own TypeScript (${TSC_WAY})`, async () => {
   await (
@@ -183,7 +194,7 @@ it(`a type error in a program fails its run as Pulumi runs it (${TSC_WAY}): the 
     path.join(project.dir, "broken.ts"),
     'import { Route } from "pulumi-email-delivery";\nnew Route("r", { name: 7, domainId: 1, endpointId: 1 });\n',
   );
-  brokenRun = runUnderMocks(project.dir, { program: "broken.ts", config: programConfig() });
+  brokenRun = runUnderMocks(project.dir, { program: "broken.ts", ...(await programSettings(project)) });
   await expect(brokenRun).rejects.toThrow(/broken\.ts.*TS2322|TS2322.*broken\.ts/s);
 }, 600_000);
 
@@ -193,21 +204,31 @@ it.each(WAYS.filter((way) => way !== TSC_WAY))(
     const reference = await fileHashes(await installedPackage((await installs.get(TSC_WAY)!).project));
     const { project } = await installs.get(way)!;
     const installed = await installedPackage(project);
-    if (way === "git") {
-      expect(await fileHashes(installed)).toEqual(reference);
-    } else {
-      // A symlink to the clone, whose build holds every file the tarball ships (and its sources).
+    if (way === "path") {
+      // A symlink to the clone, whose build holds every file git installs (and its sources).
       expect(installed).toBe(await fs.realpath(clone));
       const cloneFiles = await fileHashes(installed);
       for (const [file, hash] of reference) expect([file, cloneFiles.get(file)]).toEqual([file, hash]);
+    } else {
+      expect(await fileHashes(installed)).toEqual(reference);
     }
   },
   600_000,
 );
 
+it("installed from tarball: the demo's project records the vendored tarball and holds a copy, not a link", async () => {
+  const { project } = await installs.get("tarball")!;
+  const manifest = JSON.parse(await fs.readFile(path.join(project.dir, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  expect(manifest.dependencies[PACKAGE_NAME]).toMatch(/^file:vendor\/pulumi-email-delivery-.+\.tgz$/);
+  const installed = await fs.lstat(path.join(project.dir, "node_modules", PACKAGE_NAME));
+  expect(installed.isSymbolicLink()).toBe(false);
+}, 600_000);
+
 describe.each(WAYS)("installed from %s", (way) => {
-  // The installs run in turn (see INSTALL_ORDER): a way's first test may wait for several of them.
-  it("the README's program, run as Pulumi runs it (type-checked), stores a small loader as each dynamic resource's provider: the same text whatever the install, with no path or key", async () => {
+  // The installs run in turn (see WAYS): a way's first test may wait for several of them.
+  it("its program, run as Pulumi runs it (type-checked), stores a small loader as each dynamic resource's provider: the same text whatever the install, with no path or key", async () => {
     const run = await (await installs.get(way)!).underMocks;
     const registrations = run.registrations;
     // The host started in the project loads the very copy that registered the resources.
@@ -235,7 +256,7 @@ describe.each(WAYS)("installed from %s", (way) => {
     const { registrations } = await underMocks;
     const text = (type: string) =>
       registrations.find((r) => r.type === `${DYNAMIC}${type}`)!.inputs.__provider as string;
-    if (way === "path" || way === "link") {
+    if (way === "path") {
       // Only the package resolves from the project: its own dependencies live in the clone.
       await expect(
         run(process.execPath, ["-e", 'require.resolve("got")'], { cwd: project.dir }),

@@ -10,7 +10,6 @@ const SLOWEST_FIRST = [
   "tests/providers/verification-provider.test.ts",
   "tests/hardening/provider-faults.test.ts",
   "tests/bench/rate-limit.test.ts",
-  "tests/demo/demo-project.test.ts",
   "tests/engine/providers.test.ts",
   "tests/secrets/secrets.test.ts",
 ];
