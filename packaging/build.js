@@ -1,0 +1,60 @@
+// `npm run build` (and so `prepare`): dist/ from provider/ with tsc, then a stamp of what it was
+// built from. Jest's setup builds only when the stamp does not match the sources, so a suite run
+// right after `npm ci` (which built) does not compile the package a second time.
+// Plain JavaScript: it runs before anything is compiled, also in a clone npm prepares for a git install.
+const { createHash } = require("node:crypto");
+const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const ROOT = path.resolve(__dirname, "..");
+/** In dist/, beside what `files` in package.json ships (dist/provider): never packed. */
+const STAMP = path.join("dist", ".build-stamp");
+/** What the build reads besides provider/: a change to any of them makes a new build. */
+const CONFIG_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json"];
+
+/** A hash of every file the build in `root` compiles from, and of the compiler's version. */
+function sourceHash(root = ROOT) {
+  const hash = createHash("sha256");
+  const provider = fs
+    .readdirSync(path.join(root, "provider"), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+    .sort();
+  for (const file of [...CONFIG_FILES, ...provider]) {
+    hash
+      .update(`${file}\0`)
+      .update(fs.readFileSync(path.join(root, file)))
+      .update("\0");
+  }
+  hash.update(require("typescript/package.json").version);
+  return hash.digest("hex");
+}
+
+/** Whether `root`'s dist/ was built from its sources as they are now. */
+function buildIsCurrent(root = ROOT) {
+  try {
+    return fs.readFileSync(path.join(root, STAMP), "utf8") === sourceHash(root);
+  } catch {
+    return false;
+  }
+}
+
+/** Writes the stamp of `root`'s sources as they are now, for a build made from them. */
+function writeStamp(hash, root = ROOT) {
+  fs.writeFileSync(path.join(root, STAMP), hash);
+}
+
+function build() {
+  fs.rmSync(path.join(ROOT, "dist"), { recursive: true, force: true }); // no file of a deleted source survives
+  const hash = sourceHash(); // before compiling: an edit made meanwhile makes the next check build again
+  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  writeStamp(hash);
+}
+
+if (require.main === module) build();
+
+module.exports = { build, buildIsCurrent, sourceHash, writeStamp };
