@@ -9,7 +9,13 @@ export default tseslint.config(
     files: ["**/*.js"],
     languageOptions: {
       sourceType: "commonjs",
-      globals: { module: "writable", require: "readonly", __dirname: "readonly", process: "readonly" },
+      globals: {
+        module: "writable",
+        require: "readonly",
+        __dirname: "readonly",
+        process: "readonly",
+        console: "readonly",
+      },
     },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },

@@ -1,6 +1,7 @@
 // `npm run build` (and so `prepare`): dist/ from provider/ with tsc, then a stamp of what it was
-// built from. Jest's setup builds only when the stamp does not match the sources, so a suite run
-// right after `npm ci` (which built) does not compile the package a second time.
+// built from. A build whose stamp matches the sources is not made again (`--force` makes it):
+// npm runs `prepare` twice for a git install, and jest's setup right after `npm ci` would compile
+// the package a second time.
 // Plain JavaScript: it runs before anything is compiled, also in a clone npm prepares for a git install.
 const { createHash } = require("node:crypto");
 const { execFileSync } = require("node:child_process");
@@ -55,6 +56,10 @@ function build() {
   writeStamp(hash);
 }
 
-if (require.main === module) build();
+if (require.main === module) {
+  if (process.argv.includes("--force") || !buildIsCurrent()) build();
+  else
+    console.log("dist/ is up to date: built from these sources (npm run build -- --force builds it again)");
+}
 
 module.exports = { build, buildIsCurrent, sourceHash, writeStamp };
