@@ -1,6 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { ClientSettings, createClient, EmailDeliveryClient } from "../client";
 import { keyProblem } from "../client/key-check";
+import { redact } from "../client/redact";
 
 /** Where each connection setting comes from: stack config first, then the environment. */
 export const CONNECTION_SETTINGS = {
@@ -48,9 +49,17 @@ export function forgetConfig(): void {
  * has it, and naming the place (never the value) when a key cannot be sent in a header.
  */
 export function connectionSetting(setting: Setting): string {
+  return settingOrEnvironment(setting, configured()[setting]);
+}
+
+/**
+ * A setting from `fromConfig` (the stack config as the caller reads it: `configure()` in the
+ * providers, the program's config in a lookup), else from the environment, with the same checks
+ * and messages as `connectionSetting`. An empty config value counts as unset.
+ */
+export function settingOrEnvironment(setting: Setting, fromConfig: string | undefined): string {
   const { config, env, what } = CONNECTION_SETTINGS[setting];
-  const fromConfig = configured()[setting];
-  const value = fromConfig ?? process.env[env];
+  const value = fromConfig || process.env[env];
   if (value) {
     if (setting !== "baseUrl") checkKey(value, what, fromConfig ? `stack config \`${config}\`` : env);
     return value;
@@ -94,6 +103,40 @@ function authFailureHint(rotated: string | undefined): string {
     "`pulumi refresh` and `pulumi destroy` use the stack config saved at the last `pulumi up`: after rotating the key, " +
     `run \`pulumi up\` first, pass \`--run-program\`, or set ${ROTATED_API_KEY_ENV} to the new key for that command.`
   );
+}
+
+/** A client for a program's own calls, and where it points (for messages; never the key). */
+export interface ProgramClient {
+  client: EmailDeliveryClient;
+  /** The base URL as configured, scrubbed of the key (a key pasted into the wrong setting). */
+  baseUrl: string;
+}
+
+/**
+ * A client for code that runs in the program rather than the provider host (the `getDomain`
+ * lookup), where no `configure()` has run: `readConfig` reads the program's stack config, and the
+ * environment is the fallback, with the same checks and messages as the providers. No rotated key:
+ * a program always runs with the stack config as it is now. Built per call, never kept: lists and
+ * rate limits are shared process-wide anyway.
+ */
+export function programClient(readConfig: (key: string) => string | undefined): ProgramClient {
+  const holder = globalThis as unknown as Record<string, unknown>;
+  const defaults = (holder.__pulumiEmailDeliveryClientDefaults_v1 ?? {}) as Partial<ClientSettings>;
+  const fromConfig = {
+    baseUrl: readConfig(CONNECTION_SETTINGS.baseUrl.config),
+    apiKey: readConfig(CONNECTION_SETTINGS.apiKey.config),
+  };
+  const baseUrl = settingOrEnvironment("baseUrl", fromConfig.baseUrl);
+  const apiKey = settingOrEnvironment("apiKey", fromConfig.apiKey);
+  const { config, env } = CONNECTION_SETTINGS.apiKey;
+  const source = fromConfig.apiKey ? `stack config \`${config}\`` : `the ${env} environment variable`;
+  const client = createClient({
+    ...defaults,
+    baseUrl,
+    apiKey,
+    authFailureHint: `The key came from ${source}.`,
+  });
+  return { client, baseUrl: redact(baseUrl, [apiKey]) };
 }
 
 /**
