@@ -1,2 +1,3 @@
 export * from "./records";
 export * from "./txt";
+export * from "./spf";
