@@ -1,2 +1,3 @@
+export * from "./dmarc";
 export * from "./records";
 export * from "./txt";
