@@ -384,10 +384,15 @@ interface ListRule {
 /** A non-empty list without repeats, each entry checked on its own (`path[i]`). */
 function listProblems(value: unknown, path: string, rule: ListRule): CheckFailure[] {
   if (!Array.isArray(value)) {
-    // One text where a list belongs, often several values joined by commas: the list they make.
+    // One text where a list belongs, often several values joined by commas: the list they make,
+    // when that list would do.
     const entries = typeof value === "string" ? value.split(",").map((entry) => entry.trim()) : [];
     const fix =
-      typeof value === "string" && value.length <= 80 && entries.every((entry) => entry !== "")
+      typeof value === "string" &&
+      value.length <= 80 &&
+      entries.every(
+        (entry, index) => rule.entryProblem(entry) === undefined && entries.indexOf(entry) === index,
+      )
         ? `: use ${JSON.stringify(entries)}`
         : "";
     const reason = `must be a list such as ${JSON.stringify(rule.example)}, not ${described(value)}${fix}`;
