@@ -1,3 +1,4 @@
+export * from "./dmarc";
 export * from "./records";
 export * from "./txt";
 export * from "./spf";
