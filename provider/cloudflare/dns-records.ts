@@ -1,0 +1,281 @@
+import got from "got";
+import { redact } from "../client/redact";
+
+/**
+ * The part of Cloudflare's v4 DNS-records API this package calls itself, for the records it
+ * claims in a zone (`ClaimedDnsRecord`): list by name, read, create, replace (PUT) and delete,
+ * as the Cloudflare provider sends them (`Authorization: Bearer`, JSON bodies, the v4 envelope).
+ *
+ * Reads, replaces and deletes are idempotent and retried on 429 (after its Retry-After), 5xx and
+ * dropped connections, within a budget. A create is not: after a lost answer it looks for the
+ * record it sent (same name, type, content and comment) before sending it again, so a record is
+ * never made twice.
+ */
+
+/** A DNS record as Cloudflare returns it (the fields this package reads). */
+export interface ZoneRecord {
+  id: string;
+  /** The FQDN, lowercase. */
+  name: string;
+  type: string;
+  /** As stored: TXT quoted (`"v=spf1 …"`), host names lowercase. */
+  content: string;
+  ttl: number;
+  proxied: boolean;
+  priority?: number;
+  /** Null when the record has none. */
+  comment: string | null;
+}
+
+/** What a create or a replace sends: a whole record (PUT resets what it leaves out). */
+export type ZoneRecordBody = Omit<ZoneRecord, "id" | "comment"> & { comment?: string | null };
+
+export interface CloudflareApiSettings {
+  /** e.g. `https://api.cloudflare.com/client/v4`. */
+  baseUrl: string;
+  apiToken: string;
+  /** Per request. @default 30000 */
+  requestTimeoutMs?: number;
+  /** For everything one call may take, retries included. @default 60000 */
+  budgetMs?: number;
+  /** Injected for tests. @default setTimeout */
+  sleep?: (ms: number) => Promise<void>;
+  /** Injected for tests. @default Date.now */
+  now?: () => number;
+}
+
+export interface DnsRecordsApi {
+  /** Every record named `name` (exact, case-insensitive), of `type` when given, all pages. */
+  list(zoneId: string, filter: { name: string; type?: string }): Promise<ZoneRecord[]>;
+  /** The record, or undefined when Cloudflare says it does not exist. */
+  get(zoneId: string, id: string): Promise<ZoneRecord | undefined>;
+  create(zoneId: string, body: ZoneRecordBody): Promise<ZoneRecord>;
+  replace(zoneId: string, id: string, body: ZoneRecordBody): Promise<ZoneRecord>;
+  /** False when it was already gone. */
+  remove(zoneId: string, id: string): Promise<boolean>;
+}
+
+/** A failed call: what was asked, Cloudflare's status and error codes, never the token. */
+export interface CloudflareApiError extends Error {
+  httpStatus?: number;
+  codes: number[];
+}
+
+export function isCloudflareApiError(error: unknown): error is CloudflareApiError {
+  return error instanceof Error && Array.isArray((error as Partial<CloudflareApiError>).codes);
+}
+
+interface Envelope {
+  success?: boolean;
+  errors?: { code?: number; message?: string }[];
+  result?: unknown;
+  result_info?: { page?: number; total_pages?: number };
+}
+
+/** One answer: HTTP status and envelope, or why none came. */
+type Answer =
+  | { kind: "answered"; status: number; envelope: Envelope | undefined; retryAfterMs?: number }
+  | { kind: "lost"; reason: string };
+
+const PER_PAGE = 100;
+const MAX_PAGES = 100;
+
+/** A client for one base URL and token. Build it inside provider methods (nothing module-level). */
+export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
+  const baseUrl = settings.baseUrl.replace(/\/+$/, "");
+  const timeoutMs = settings.requestTimeoutMs ?? 30_000;
+  const budgetMs = settings.budgetMs ?? 60_000;
+  const sleep = settings.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = settings.now ?? Date.now;
+  const secrets = [settings.apiToken];
+  const http = got.extend({
+    retry: { limit: 0 }, // ours: a create must look before it sends again
+    throwHttpErrors: false,
+    followRedirect: false,
+    responseType: "text",
+    headers: {
+      authorization: `Bearer ${settings.apiToken}`,
+      accept: "application/json",
+      "user-agent": "pulumi-email-delivery",
+    },
+  });
+
+  async function send(
+    method: "GET" | "POST" | "PUT" | "DELETE",
+    path: string,
+    body?: unknown,
+  ): Promise<Answer> {
+    try {
+      const response = await http(`${baseUrl}/${path}`, {
+        method,
+        json: body,
+        timeout: { request: timeoutMs },
+      });
+      let envelope: Envelope | undefined;
+      try {
+        envelope = JSON.parse(response.body) as Envelope;
+      } catch {
+        envelope = undefined;
+      }
+      const retryAfter = Number(response.headers["retry-after"]);
+      return {
+        kind: "answered",
+        status: response.statusCode,
+        envelope,
+        retryAfterMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined,
+      };
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? "ERR_NETWORK";
+      return {
+        kind: "lost",
+        reason: (error as { name?: string }).name === "TimeoutError" ? "timeout" : code,
+      };
+    }
+  }
+
+  function failure(what: string, answer: Answer): CloudflareApiError {
+    let message: string;
+    let codes: number[] = [];
+    let httpStatus: number | undefined;
+    if (answer.kind === "lost") {
+      message = `Cloudflare ${what} failed: no answer from ${baseUrl} (${answer.reason})`;
+    } else {
+      httpStatus = answer.status;
+      const errors = answer.envelope?.errors ?? [];
+      codes = errors.map((error) => Number(error.code)).filter(Number.isFinite);
+      const said = errors.map((error) => `${error.code} ${error.message ?? ""}`.trim()).join("; ");
+      message = `Cloudflare ${what} failed: HTTP ${answer.status}${said ? ` (${said})` : answer.envelope ? "" : ", not Cloudflare's JSON: is the base URL right?"}`;
+    }
+    const error = new Error(redact(message, secrets)) as CloudflareApiError;
+    error.codes = codes;
+    error.httpStatus = httpStatus;
+    return error;
+  }
+
+  const transient = (answer: Answer) =>
+    answer.kind === "lost" || answer.status === 429 || answer.status >= 500;
+
+  /** Sends until an answer that is not transient, or the budget is spent. */
+  async function idempotent(what: string, method: "GET" | "PUT" | "DELETE", path: string, body?: unknown) {
+    const started = now();
+    for (let attempt = 0; ; attempt++) {
+      const answer = await send(method, path, body);
+      if (!transient(answer)) return answer;
+      const delay = retryDelay(answer, attempt);
+      if (now() - started + delay > budgetMs) throw failure(what, answer);
+      await sleep(delay);
+    }
+  }
+
+  /** The envelope of a successful answer, else undefined. */
+  const succeeded = (answer: Answer): Envelope | undefined =>
+    answer.kind === "answered" &&
+    answer.status >= 200 &&
+    answer.status < 300 &&
+    answer.envelope?.success !== false
+      ? answer.envelope
+      : undefined;
+
+  const records = (zoneId: string) => `zones/${encodeURIComponent(zoneId)}/dns_records`;
+
+  const api: DnsRecordsApi = {
+    async list(zoneId, filter) {
+      const found: ZoneRecord[] = [];
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        const query = new URLSearchParams({
+          "name.exact": filter.name,
+          per_page: String(PER_PAGE),
+          page: String(page),
+        });
+        if (filter.type) query.set("type", filter.type);
+        const what = `list of ${filter.type ?? "all"} records named ${filter.name}`;
+        const answer = await idempotent(what, "GET", `${records(zoneId)}?${query}`);
+        const envelope = succeeded(answer);
+        if (!envelope || !Array.isArray(envelope.result)) throw failure(what, answer);
+        const result = envelope.result as unknown[];
+        found.push(...result.map(zoneRecord));
+        const totalPages = envelope.result_info?.total_pages;
+        if (result.length === 0 || (totalPages !== undefined && page >= totalPages)) return found;
+      }
+      throw failure(`list of records named ${filter.name}`, {
+        kind: "lost",
+        reason: `more than ${MAX_PAGES} pages`,
+      });
+    },
+
+    async get(zoneId, id) {
+      const what = `read of record ${id}`;
+      const answer = await idempotent(what, "GET", `${records(zoneId)}/${encodeURIComponent(id)}`);
+      if (answer.kind === "answered" && answer.status === 404) return undefined;
+      const envelope = succeeded(answer);
+      if (!envelope) throw failure(what, answer);
+      return zoneRecord(envelope.result);
+    },
+
+    async create(zoneId, body) {
+      const what = `create of a ${body.type} record at ${body.name}`;
+      const started = now();
+      for (let attempt = 0; ; attempt++) {
+        const answer = await send("POST", records(zoneId), body);
+        const envelope = succeeded(answer);
+        if (envelope) return zoneRecord(envelope.result);
+        // A 429 proves nothing was made; a lost answer or a 5xx may hide a record that was.
+        if (!transient(answer)) throw failure(what, answer);
+        if (!(answer.kind === "answered" && answer.status === 429)) {
+          const made = (await api.list(zoneId, { name: body.name, type: body.type })).find(
+            (record) =>
+              record.content === body.content && (record.comment ?? null) === (body.comment ?? null),
+          );
+          if (made) return made;
+        }
+        const delay = retryDelay(answer, attempt);
+        if (now() - started + delay > budgetMs) throw failure(what, answer);
+        await sleep(delay);
+      }
+    },
+
+    async replace(zoneId, id, body) {
+      const what = `update of record ${id} (${body.type} ${body.name})`;
+      const answer = await idempotent(what, "PUT", `${records(zoneId)}/${encodeURIComponent(id)}`, body);
+      const envelope = succeeded(answer);
+      if (!envelope) throw failure(what, answer);
+      return zoneRecord(envelope.result);
+    },
+
+    async remove(zoneId, id) {
+      const what = `delete of record ${id}`;
+      const answer = await idempotent(what, "DELETE", `${records(zoneId)}/${encodeURIComponent(id)}`);
+      if (answer.kind === "answered" && answer.status === 404) return false;
+      if (!succeeded(answer)) throw failure(what, answer);
+      return true;
+    },
+  };
+  return api;
+}
+
+/** Backoff: Retry-After (capped at a minute), else 1, 2, 4, 8 s… capped at 8 s. */
+function retryDelay(answer: Answer, attempt: number): number {
+  if (answer.kind === "answered" && answer.retryAfterMs !== undefined)
+    return Math.min(answer.retryAfterMs, 60_000);
+  return Math.min(1000 * 2 ** attempt, 8000);
+}
+
+/** A record of the API's answer, with the fields this package reads. */
+function zoneRecord(value: unknown): ZoneRecord {
+  const record = (value ?? {}) as Record<string, unknown>;
+  if (typeof record.id !== "string" || typeof record.name !== "string" || typeof record.type !== "string") {
+    throw new Error(
+      `Cloudflare answered a DNS record without id, name or type: ${JSON.stringify(value)?.slice(0, 200)}`,
+    );
+  }
+  return {
+    id: record.id,
+    name: record.name.toLowerCase(),
+    type: record.type.toUpperCase(),
+    content: typeof record.content === "string" ? record.content : "",
+    ttl: typeof record.ttl === "number" ? record.ttl : 1,
+    proxied: record.proxied === true,
+    ...(typeof record.priority === "number" ? { priority: record.priority } : {}),
+    comment: typeof record.comment === "string" && record.comment !== "" ? record.comment : null,
+  };
+}

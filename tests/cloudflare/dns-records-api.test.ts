@@ -1,0 +1,192 @@
+import { dnsRecordsApi, DnsRecordsApi, isCloudflareApiError } from "../../provider/cloudflare/dns-records";
+import { useEmulator } from "../support/emulator";
+import { startScriptedServer } from "../support/scripted-server";
+
+/**
+ * The Cloudflare DNS-records client the claimed records write with, against the emulator's
+ * stand-in (the same API the Cloudflare provider is tested against) and its fault injector.
+ * Waits between retries are recorded, not slept.
+ */
+describe("Cloudflare DNS-records API client", () => {
+  const emulator = useEmulator();
+  let slept: number[];
+  let api: DnsRecordsApi;
+  let zoneId: string;
+  let counter = 0;
+  const name = () => `claim${++counter}-${process.pid}.example.com`;
+
+  beforeEach(() => {
+    slept = [];
+    zoneId = emulator().cloudflare.zones[0].id;
+    api = dnsRecordsApi({
+      baseUrl: emulator().cloudflare.url,
+      apiToken: emulator().cloudflare.apiToken,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+    });
+    emulator().faults.set([]);
+  });
+  afterAll(() => emulator().faults.set([]));
+
+  const cloudflareRequests = (endpoint: string) =>
+    emulator()
+      .requests.all()
+      .filter((entry) => entry.endpoint === `cloudflare:${endpoint}`);
+
+  it("creates, lists by name, reads, replaces and deletes; a record already gone is no error", async () => {
+    const at = name();
+    const made = await api.create(zoneId, {
+      name: at,
+      type: "TXT",
+      content: '"v=spf1 -all"',
+      ttl: 300,
+      proxied: false,
+      comment: "mine",
+    });
+    expect(made).toMatchObject({
+      name: at,
+      type: "TXT",
+      content: '"v=spf1 -all"',
+      ttl: 300,
+      comment: "mine",
+    });
+    await api.create(zoneId, {
+      name: at,
+      type: "MX",
+      content: "mx.example.net",
+      priority: 5,
+      ttl: 300,
+      proxied: false,
+    });
+
+    expect((await api.list(zoneId, { name: at })).map((r) => r.type).sort()).toEqual(["MX", "TXT"]);
+    expect((await api.list(zoneId, { name: at.toUpperCase(), type: "MX" }))[0]).toMatchObject({
+      priority: 5,
+      comment: null,
+    });
+    expect(await api.get(zoneId, made.id)).toEqual(made);
+
+    const replaced = await api.replace(zoneId, made.id, {
+      name: at,
+      type: "TXT",
+      content: '"v=spf1 ~all"',
+      ttl: 120,
+      proxied: false,
+      comment: null,
+    });
+    expect(replaced).toMatchObject({ id: made.id, content: '"v=spf1 ~all"', ttl: 120, comment: null });
+
+    expect(await api.remove(zoneId, made.id)).toBe(true);
+    expect(await api.get(zoneId, made.id)).toBeUndefined();
+    expect(await api.remove(zoneId, made.id)).toBe(false);
+  });
+
+  it("reads every page of a long list", async () => {
+    const at = name();
+    for (let i = 0; i < 105; i++) {
+      await api.create(zoneId, { name: at, type: "TXT", content: `"record ${i}"`, ttl: 300, proxied: false });
+    }
+    const listed = await api.list(zoneId, { name: at, type: "TXT" });
+    expect(new Set(listed.map((record) => record.content)).size).toBe(105);
+  });
+
+  it("makes a record once when the answer to its create is lost after Cloudflare made it", async () => {
+    const at = name();
+    emulator().faults.set([{ endpoints: "cloudflare:dns_records.create", commitThenDropRate: 1, times: 1 }]);
+    emulator().requests.clear();
+    const made = await api.create(zoneId, {
+      name: at,
+      type: "TXT",
+      content: '"once"',
+      ttl: 300,
+      proxied: false,
+      comment: "c",
+    });
+    expect(await api.list(zoneId, { name: at })).toEqual([made]);
+    expect(cloudflareRequests("dns_records.create")).toHaveLength(1); // found by its lookup, not sent again
+  });
+
+  it("sends a create again after a 429, waiting as long as Retry-After says", async () => {
+    const at = name();
+    emulator().faults.set([
+      { endpoints: "cloudflare:dns_records.create", rate429: 1, retryAfterSeconds: 7, times: 2 },
+    ]);
+    emulator().requests.clear();
+    await api.create(zoneId, { name: at, type: "TXT", content: '"after 429"', ttl: 300, proxied: false });
+    expect(cloudflareRequests("dns_records.create").map((entry) => entry.status)).toEqual([429, 429, 200]);
+    expect(slept).toEqual([7000, 7000]);
+    expect(cloudflareRequests("dns_records.list")).toHaveLength(0); // a 429 proves nothing was made
+    expect(await api.list(zoneId, { name: at })).toHaveLength(1);
+  });
+
+  it("retries reads, replaces and deletes through 5xx answers and dropped connections", async () => {
+    const at = name();
+    const made = await api.create(zoneId, {
+      name: at,
+      type: "TXT",
+      content: '"x"',
+      ttl: 300,
+      proxied: false,
+    });
+    emulator().faults.set([
+      { endpoints: "cloudflare:dns_records.get", dropRate: 1, times: 1 },
+      { endpoints: "cloudflare:dns_records.update", rate503: 1, times: 2 },
+      { endpoints: "cloudflare:dns_records.delete", rate503: 1, times: 1 },
+    ]);
+    expect(await api.get(zoneId, made.id)).toEqual(made);
+    expect(
+      (
+        await api.replace(zoneId, made.id, {
+          name: at,
+          type: "TXT",
+          content: '"y"',
+          ttl: 300,
+          proxied: false,
+        })
+      ).content,
+    ).toBe('"y"');
+    expect(await api.remove(zoneId, made.id)).toBe(true);
+    expect(slept).toEqual([1000, 1000, 2000, 1000]);
+  });
+
+  it("gives up within its budget, naming the call and Cloudflare's answer, never the token", async () => {
+    emulator().faults.set([{ endpoints: "cloudflare:dns_records.list", rate503: 1 }]);
+    let clock = 0;
+    const budgeted = dnsRecordsApi({
+      baseUrl: emulator().cloudflare.url,
+      apiToken: emulator().cloudflare.apiToken,
+      budgetMs: 10_000,
+      now: () => clock,
+      sleep: async (ms) => {
+        clock += ms;
+      },
+    });
+    const error = await budgeted.list(zoneId, { name: name() }).catch((e: unknown) => e);
+    expect(isCloudflareApiError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/^Cloudflare list of all records named .+ failed: HTTP 503/);
+    expect((error as Error).message).not.toContain(emulator().cloudflare.apiToken);
+    expect(clock).toBe(7000); // 1 + 2 + 4 s; the next wait (8 s) would pass the 10 s budget
+  });
+
+  it("reports a refused token with Cloudflare's code and no part of the token", async () => {
+    const wrong = `${emulator().cloudflare.apiToken.slice(0, -4)}XXXX`;
+    const refused = dnsRecordsApi({ baseUrl: emulator().cloudflare.url, apiToken: wrong });
+    const error = await refused.list(zoneId, { name: name() }).catch((e: unknown) => e);
+    expect(isCloudflareApiError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/failed: HTTP (400|401|403) \(\d+ /);
+    expect((error as Error).message).not.toContain(wrong.slice(0, 8));
+  });
+
+  it("says when the answer is not Cloudflare's JSON (a wrong base URL)", async () => {
+    const server = await startScriptedServer([{ status: 200, body: "<html>hello</html>" }]);
+    try {
+      const elsewhere = dnsRecordsApi({ baseUrl: server.url, apiToken: "t".repeat(40) });
+      await expect(elsewhere.get(zoneId, "0".repeat(32))).rejects.toThrow(
+        /not Cloudflare's JSON: is the base URL right\?/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
