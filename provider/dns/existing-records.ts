@@ -1,0 +1,246 @@
+import { isDmarcRecord } from "./dmarc";
+import { recordOwner } from "./ownership";
+import { isSpfRecord, mergeSpfIncludes, missingSpfIncludes, serviceSpfIncludes } from "./spf";
+import { unquoteTxt } from "./txt";
+
+/**
+ * What to do with a record the `Domain` component would publish, given what the zone already
+ * holds at its name: a careful DNS administrator's rules, as one pure function shared by the
+ * component (at preview, from `cloudflare.getDnsRecords`) and the provider that writes claimed
+ * records (at `up`, from its own read of the zone), so both decide alike.
+ *
+ * - Records this stack made (its ownership mark, see ownership.ts) are its own: no conflict.
+ * - Anything else at the name that competes with the record (another SPF record, any record where
+ *   a CNAME goes, MX records that would share inbound mail) is someone else's: the policy decides.
+ */
+
+/** The purposes of the records a domain publishes. */
+export type RecordPurpose = "spf" | "dkim" | "return_path" | "mx" | "dmarc";
+
+/**
+ * What to do with a record at the name that this stack did not make:
+ * - `fail`: stop at preview, naming the record, its content and these choices (the default);
+ * - `adopt`: manage it as it is when it is identical to the record to publish (no second create);
+ *   destroy leaves it as the user had it;
+ * - `overwrite`: take it over with the record to publish; destroy restores what it held.
+ */
+export type ExistingRecordPolicy = "fail" | "adopt" | "overwrite";
+
+/** SPF adds `merge`: the service's `include:` added to the one SPF record; destroy removes only that. */
+export type SpfExistingRecordPolicy = ExistingRecordPolicy | "merge";
+
+/**
+ * MX: `fail` (the default) refuses while MX records this stack did not make exist, since
+ * publishing beside them splits inbound mail between two providers; `add` publishes beside them
+ * on purpose (an identical one is adopted).
+ */
+export type MxExistingRecordPolicy = "fail" | "add";
+
+/** Every policy a claimed record can carry out (`fail` is carried out by not publishing). */
+export type ClaimPolicy = Exclude<
+  ExistingRecordPolicy | SpfExistingRecordPolicy | MxExistingRecordPolicy,
+  "fail"
+>;
+
+/** A record as the zone holds it (Cloudflare's answer). */
+export interface ExistingRecord {
+  id: string;
+  name: string;
+  type: string;
+  /** As Cloudflare stores it: TXT quoted. */
+  content: string;
+  priority?: number;
+  comment: string | null;
+}
+
+/** A record to publish: its name always; its content once the service has answered. */
+export interface PlannedRecord {
+  purpose: RecordPurpose;
+  name: string;
+  type: string;
+  /** As Cloudflare stores it (TXT quoted); undefined while unknown (a preview of a new domain). */
+  content?: string;
+}
+
+/** The stack whose mark counts as "made by this stack". */
+export interface Publisher {
+  project: string;
+  stack: string;
+}
+
+export type Claim =
+  /** Nothing competes: publish it. */
+  | { action: "create" }
+  /** Publish beside what is there (MX with `add`). */
+  | { action: "add" }
+  | { action: "adopt"; record: ExistingRecord }
+  | { action: "overwrite"; record: ExistingRecord }
+  /** `content`: the merged record, unquoted; `added`: the domains whose includes were added (what destroy removes). */
+  | { action: "merge"; record: ExistingRecord; content?: string; added?: string[] }
+  /** Not decidable yet: the record's content is unknown (decided again once it is known). */
+  | { action: "undecided" }
+  | { action: "refuse"; problem: string };
+
+/**
+ * The claim on `planned`'s name, given the zone's records at that name (any type) and the policy
+ * for its purpose.
+ */
+export function claimFor(
+  planned: PlannedRecord,
+  zone: readonly ExistingRecord[],
+  policy: ExistingRecordPolicy | SpfExistingRecordPolicy | MxExistingRecordPolicy,
+  publisher: Publisher,
+): Claim {
+  const competing = zone.filter((record) => competes(planned, record));
+  const owners = competing.map((record) => recordOwner(record.comment, publisher.project, publisher.stack));
+  const foreign = competing.filter((_, index) => owners[index].kind !== "this-stack");
+  const ownCount = competing.length - foreign.length;
+  const describe = (record: ExistingRecord) => describeRecord(record, publisher);
+
+  if (planned.purpose === "mx") {
+    if (foreign.length === 0) return { action: "create" };
+    if (policy === "add") {
+      if (planned.content === undefined) return { action: "undecided" };
+      const same = foreign.find((record) => identical(planned, record));
+      return same ? { action: "adopt", record: same } : { action: "add" };
+    }
+    return {
+      action: "refuse",
+      problem:
+        `the zone already has MX records at ${planned.name} that this stack did not make: ` +
+        `${foreign.map(describe).join("; ")}. Publishing the email service's MX records beside them would split ` +
+        "incoming mail between two mail providers. Choose `mx: false` (a sending-only domain: no MX record, " +
+        'and the verification leaves MX out), or `cloudflare.existingRecords.mx: "add"` to publish beside them on ' +
+        "purpose, or remove them.",
+    };
+  }
+  if (foreign.length === 0) return { action: "create" };
+
+  const what = PURPOSE_NAMES[planned.purpose];
+  if (planned.purpose === "spf" && competing.length > 1) {
+    return {
+      action: "refuse",
+      problem:
+        `the zone already has ${competing.length} SPF records at ${planned.name} (${competing.map(describe).join("; ")}). ` +
+        "A name may have only one: receivers treat two as an SPF failure (a permerror, RFC 7208 §3.2), " +
+        `whatever they say. Merge them into one by hand${ownCount > 0 ? " (this stack made one of them)" : ""}, then run again.`,
+    };
+  }
+  if (foreign.length > 1) {
+    return {
+      action: "refuse",
+      problem:
+        `the zone already has ${foreign.length} records at ${planned.name} that this stack did not make, where the ` +
+        `${what} goes: ${foreign.map(describe).join("; ")}. Adopting or overwriting takes one record; remove the ` +
+        "others first.",
+    };
+  }
+  const [existing] = foreign;
+  switch (policy) {
+    case "adopt":
+      if (planned.content === undefined) return { action: "undecided" };
+      if (identical(planned, existing)) return { action: "adopt", record: existing };
+      return {
+        action: "refuse",
+        problem:
+          `the ${what} at ${planned.name} already exists and is not the one to publish: it holds ${describe(existing)}, ` +
+          `the service's is ${planned.type} ${JSON.stringify(planned.content)}. \`adopt\` takes over only an identical ` +
+          `record: choose "overwrite" to replace it (restored on destroy)${planned.purpose === "spf" ? ', or "merge"' : ""}, or remove it.`,
+      };
+    case "overwrite":
+      return { action: "overwrite", record: existing };
+    case "merge":
+      if (planned.purpose !== "spf") break;
+      if (planned.content === undefined) return { action: "merge", record: existing };
+      return mergeClaim(planned.content, existing);
+    default:
+      break;
+  }
+  return {
+    action: "refuse",
+    problem:
+      `the zone already has ${a(what)} at ${planned.name} that this stack did not make: ${describe(existing)}. ` +
+      `Choose what to do with it in \`cloudflare.existingRecords.${POLICY_KEYS[planned.purpose]}\`: ` +
+      `${planned.purpose === "spf" ? '"merge" (add the service\'s include to it; removed again on destroy), ' : ""}` +
+      '"overwrite" (replace it; restored on destroy), "adopt" (only if it is identical), or remove it.',
+  };
+}
+
+/** The property of `existingRecords` for each purpose. */
+export const POLICY_KEYS: Record<RecordPurpose, string> = {
+  spf: "spf",
+  dkim: "dkim",
+  return_path: "returnPath",
+  mx: "mx",
+  dmarc: "dmarc",
+};
+
+const PURPOSE_NAMES: Record<RecordPurpose, string> = {
+  spf: "SPF record",
+  dkim: "DKIM record",
+  return_path: "return-path record",
+  mx: "MX record",
+  dmarc: "DMARC record",
+};
+
+/** Whether `record` competes with `planned` for its name. */
+export function competes(planned: PlannedRecord, record: ExistingRecord): boolean {
+  if (record.name.toLowerCase().replace(/\.$/, "") !== planned.name.toLowerCase().replace(/\.$/, ""))
+    return false;
+  const type = record.type.toUpperCase();
+  switch (planned.purpose) {
+    case "spf":
+      return type === "TXT" && isSpfRecord(unquoteTxt(record.content));
+    case "dmarc":
+      return type === "TXT" && isDmarcRecord(unquoteTxt(record.content));
+    case "dkim":
+      return type === "TXT";
+    case "mx":
+      return type === "MX";
+    case "return_path":
+      return true; // a CNAME may share its name with no other record
+  }
+}
+
+/** Same type and content (TXT compared unquoted, host names without case or a final dot). */
+export function identical(planned: PlannedRecord, record: ExistingRecord): boolean {
+  if (planned.content === undefined || planned.type.toUpperCase() !== record.type.toUpperCase()) return false;
+  const type = record.type.toUpperCase();
+  if (type === "TXT") return unquoteTxt(planned.content) === unquoteTxt(record.content);
+  const host = (value: string) => value.toLowerCase().replace(/\.$/, "");
+  return host(planned.content) === host(record.content);
+}
+
+/** The merge of the service's SPF record (`planned`, quoted) into the user's `existing` one. */
+function mergeClaim(planned: string, existing: ExistingRecord): Claim {
+  const includes = serviceSpfIncludes(unquoteTxt(planned));
+  const current = unquoteTxt(existing.content);
+  return {
+    action: "merge",
+    record: existing,
+    content: mergeSpfIncludes(current, includes),
+    // Only what the record lacked: destroy must not take away an include the user had.
+    added: missingSpfIncludes(current, includes),
+  };
+}
+
+/** A record for messages: type, content, and who made it. */
+export function describeRecord(record: ExistingRecord, publisher: Publisher): string {
+  const owner = recordOwner(record.comment, publisher.project, publisher.stack);
+  const content = record.type.toUpperCase() === "TXT" ? unquoteTxt(record.content) : record.content;
+  const made =
+    owner.kind === "this-stack"
+      ? "made by this stack"
+      : owner.kind === "other-stack"
+        ? `made by stack ${owner.stack}`
+        : record.comment
+          ? `comment ${JSON.stringify(record.comment)}`
+          : "no comment";
+  const priority =
+    record.priority !== undefined && record.type.toUpperCase() === "MX" ? ` ${record.priority}` : "";
+  return `${record.type.toUpperCase()}${priority} ${JSON.stringify(content)} (id ${record.id}, ${made})`;
+}
+
+function a(noun: string): string {
+  return /^[aeiouAEIOU]/.test(noun) || /^(MX|SPF)\b/.test(noun) ? `an ${noun}` : `a ${noun}`;
+}

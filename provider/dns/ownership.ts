@@ -1,0 +1,41 @@
+/**
+ * Which stack made a DNS record. Every record a stack publishes carries a mark in its Cloudflare
+ * comment, `pulumi <project>/<stack>`, at the start, followed by a description. A record without
+ * such a mark was made by someone else (by hand, another tool); a record with another stack's mark
+ * belongs to that stack (another stage of the same project, say). Only records with this stack's
+ * own mark are "made by this stack": the others are never changed or deleted without the user's
+ * choice (see existing-records.ts).
+ */
+
+/** Cloudflare's limit for comments on free plans. */
+export const MAX_COMMENT_LENGTH = 100;
+
+/** Who made a record, as its comment says. */
+export type RecordOwner =
+  { kind: "this-stack" } | { kind: "other-stack"; stack: string } | { kind: "unmarked" };
+
+/** The mark of the stack `project/stack`. */
+export function ownershipMark(project: string, stack: string): string {
+  return `pulumi ${project}/${stack}`;
+}
+
+/**
+ * The comment of a record this stack publishes: the mark, then the description (`email spf` by
+ * default, or the user's own), cut to Cloudflare's 100 characters. The mark comes first so that a
+ * description cut short never loses it.
+ */
+export function markedComment(project: string, stack: string, description: string): string {
+  const mark = ownershipMark(project, stack);
+  const comment = description ? `${mark}: ${description}` : mark;
+  return comment.length <= MAX_COMMENT_LENGTH ? comment : `${comment.slice(0, MAX_COMMENT_LENGTH - 1)}…`;
+}
+
+/** Who made a record with `comment` (null or "" when it has none), seen from `project/stack`. */
+export function recordOwner(comment: string | null | undefined, project: string, stack: string): RecordOwner {
+  const text = comment ?? "";
+  const mine = markedComment(project, stack, "");
+  // A mark too long for the comment was cut like any comment: compare it as cut.
+  if (text === mine || (!mine.endsWith("…") && text.startsWith(`${mine}:`))) return { kind: "this-stack" };
+  const marked = /^pulumi ([^\s/:]+)\/([^\s:]+)(?::|$)/.exec(text);
+  return marked ? { kind: "other-stack", stack: `${marked[1]}/${marked[2]}` } : { kind: "unmarked" };
+}
