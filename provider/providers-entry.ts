@@ -1,6 +1,6 @@
 /**
  * `pulumi-email-delivery/providers`: the module every stored `__provider` text loads (see
  * `providers/loader.ts`). Public API for as long as any state written by this package exists:
- * these three names stay, and each keeps accepting every shape earlier versions stored.
+ * these names stay, and each keeps accepting every shape earlier versions stored.
  */
-export { domainProvider, routeProvider, verificationProvider } from "./providers";
+export { claimedRecordProvider, domainProvider, routeProvider, verificationProvider } from "./providers";

@@ -4,3 +4,4 @@ export * from "./names";
 export * from "./route-inputs";
 export * from "./unknown";
 export * from "./verification-inputs";
+export * from "./claimed-record-inputs";

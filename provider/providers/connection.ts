@@ -9,8 +9,22 @@ export const CONNECTION_SETTINGS = {
   apiKey: { config: "emailDelivery:apiKey", env: "EMAIL_DELIVERY_API_KEY", what: "API key" },
 } as const;
 
+/**
+ * The default Cloudflare provider's settings, read the same way, for the records this package
+ * writes itself (`ClaimedDnsRecord`: adopted, overwritten or merged records): the configuration
+ * users already have for `@pulumi/cloudflare`, no setting of its own.
+ */
+export const CLOUDFLARE_SETTINGS = {
+  apiToken: { config: "cloudflare:apiToken", env: "CLOUDFLARE_API_TOKEN", what: "API token" },
+  baseUrl: { config: "cloudflare:baseUrl", env: "CLOUDFLARE_BASE_URL", what: "base URL" },
+} as const;
+
+/** Cloudflare's API, when `cloudflare:baseUrl` and CLOUDFLARE_BASE_URL are unset. */
+export const CLOUDFLARE_API_URL = "https://api.cloudflare.com/client/v4";
+
 type Setting = keyof typeof CONNECTION_SETTINGS;
-type ConfiguredValues = Partial<Record<Setting, string>>;
+type CloudflareSetting = keyof typeof CLOUDFLARE_SETTINGS;
+type ConfiguredValues = Partial<Record<Setting | `cloudflare.${CloudflareSetting}`, string>>;
 
 /**
  * Stack config read by `configure()`, kept on `globalThis` (not on the provider object, which
@@ -27,7 +41,13 @@ function configured(): ConfiguredValues {
 /** `configure()` of every provider: remember the stack's connection settings. */
 export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
   const values = configured();
-  for (const [setting, source] of Object.entries(CONNECTION_SETTINGS) as [Setting, { config: string }][]) {
+  const sources = [
+    ...(Object.entries(CONNECTION_SETTINGS) as [Setting, { config: string }][]),
+    ...(Object.entries(CLOUDFLARE_SETTINGS) as [CloudflareSetting, { config: string }][]).map(
+      ([setting, source]) => [`cloudflare.${setting}` as const, source] as const,
+    ),
+  ];
+  for (const [setting, source] of sources) {
     let value: string | undefined;
     try {
       value = request.config.get(source.config);
@@ -36,6 +56,22 @@ export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): 
     }
     if (value) values[setting] = value;
   }
+}
+
+/**
+ * The default Cloudflare provider's setting, from stack config, else the environment; the base
+ * URL defaults to Cloudflare's API. Throws naming both places for a missing token.
+ */
+export function cloudflareSetting(setting: CloudflareSetting): string {
+  const { config, env } = CLOUDFLARE_SETTINGS[setting];
+  const value = configured()[`cloudflare.${setting}`] ?? process.env[env];
+  if (value) return value;
+  if (setting === "baseUrl") return CLOUDFLARE_API_URL;
+  throw new Error(
+    `No Cloudflare API token for the records this package writes itself (adopted, overwritten or merged): ` +
+      `it uses the default Cloudflare provider's, stack config \`${config}\` or the ${env} environment variable, ` +
+      "and neither is set (an API key with an email is not supported for these records).",
+  );
 }
 
 /** Forgets configured values (tests). */

@@ -1,4 +1,5 @@
+export * from "./claimed-record-provider";
 export * from "./domain-provider";
 export * from "./route-provider";
 export * from "./verification-provider";
-export { CONNECTION_SETTINGS } from "./connection";
+export { CLOUDFLARE_SETTINGS, CONNECTION_SETTINGS } from "./connection";

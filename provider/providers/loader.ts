@@ -10,7 +10,7 @@
  *
  * The contract every stored text relies on, public API that never changes:
  * - the module `pulumi-email-delivery/providers` (package.json "exports") exports
- *   `domainProvider`, `routeProvider` and `verificationProvider`;
+ *   `domainProvider`, `routeProvider`, `verificationProvider` and `claimedRecordProvider`;
  * - each accepts every state and input shape any earlier version stored.
  * Texts of this version are kept as fixtures (`tests/fixtures/stored-state/`) and must keep working.
  */
@@ -26,6 +26,7 @@ export const STORED_PROVIDERS = {
   domainProvider: "email-delivery:Domain",
   routeProvider: "email-delivery:Route",
   verificationProvider: "email-delivery:DomainVerification",
+  claimedRecordProvider: "email-delivery:ClaimedDnsRecord",
 } as const;
 
 export type StoredProviderName = keyof typeof STORED_PROVIDERS;

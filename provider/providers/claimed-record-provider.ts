@@ -1,0 +1,273 @@
+import type * as dynamic from "@pulumi/pulumi/dynamic";
+import { dnsRecordsApi, DnsRecordsApi, ZoneRecord, ZoneRecordBody } from "../cloudflare/dns-records";
+import { claimFor, ExistingRecord } from "../dns/existing-records";
+import { missingSpfIncludes, mergeSpfIncludes, removeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
+import { checkSpfLookups } from "../dns/spf-lookups";
+import { quoteTxt, unquoteTxt } from "../dns/txt";
+import { checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
+import { cloudflareSetting, rememberConfig } from "./connection";
+import { diffByRules } from "./diff";
+import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./stored-provider";
+
+/** How this stack came to hold the record, which decides what destroy does with it. */
+export type Ownership =
+  /** Made by this stack: deleted. */
+  | "created"
+  /** An identical record the user had: left as it is. */
+  | "adopted"
+  /** The user's record, replaced: what it held (`original`) is put back. */
+  | "overwritten"
+  /** The user's SPF record with the service's include added (`added`): only that is taken out. */
+  | "merged";
+
+/** What a record held before this stack took it over. */
+export interface OriginalRecord {
+  content: string;
+  ttl: number;
+  proxied: boolean;
+  priority?: number;
+  comment: string | null;
+}
+
+export interface ClaimedRecordOutputs extends ClaimedRecordInputs {
+  recordId: string;
+  ownership: Ownership;
+  /** Before an adoption, an overwrite or a merge. */
+  original?: OriginalRecord;
+  /** The includes a merge added (what destroy removes). */
+  added?: string[];
+  /** What the record holds, as last written or read (TXT quoted). */
+  publishedContent: string;
+}
+
+type ClaimedRecordProps = ClaimedRecordInputs & StoredProviderProperty;
+type ClaimedRecordState = ClaimedRecordOutputs & StoredProviderProperty;
+
+/**
+ * A DNS record the `Domain` component claims in a zone that may already hold one at its name:
+ * adopted when identical, overwritten, merged (SPF) or added beside others (MX), or created when
+ * nothing is there. It writes through Cloudflare's API itself (the Cloudflare provider's
+ * resources cannot put a user's record back on destroy), with the default Cloudflare provider's
+ * token (`cloudflare:apiToken` or CLOUDFLARE_API_TOKEN).
+ *
+ * Destroy gives back what was taken: a created record is deleted, an adopted one left as it is,
+ * an overwritten one restored, a merged SPF record loses only the includes that were added.
+ */
+export const claimedRecordProvider: dynamic.ResourceProvider = {
+  configure: rememberConfig,
+
+  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<ClaimedRecordInputs>> {
+    return checkClaimedRecordInputs(news);
+  },
+
+  async diff(_id: string, olds: ClaimedRecordState, news: ClaimedRecordProps): Promise<dynamic.DiffResult> {
+    const rules = diffByRules(olds, news, {
+      replace: ["zoneId", "name", "type"],
+      update: ["content", "priority", "ttl", "comment"],
+      deleteBeforeReplace: true,
+    });
+    // A record changed by hand since (a refresh read it): write it again.
+    const drifted = rules.replaces.length === 0 && expectedContent(olds, news) !== olds.publishedContent;
+    return { ...rules, changes: rules.changes || drifted };
+  },
+
+  async create(inputs: ClaimedRecordProps): Promise<dynamic.CreateResult<ClaimedRecordOutputs>> {
+    const api = cloudflareApi();
+    const zone = await api.list(inputs.zoneId, { name: inputs.name });
+    const [project, stack] = splitOwner(inputs.owner);
+    const claim = claimFor(inputs, zone, inputs.policy, { project, stack });
+    const inputsOnly = withoutStoredProvider(inputs);
+    switch (claim.action) {
+      case "create":
+      case "add": {
+        const made = await api.create(inputs.zoneId, desiredBody(inputs));
+        return claimed(made, { ...inputsOnly, ownership: "created" });
+      }
+      case "adopt":
+        return claimed(recordIn(zone, claim.record), {
+          ...inputsOnly,
+          ownership: "adopted",
+          original: original(recordIn(zone, claim.record)),
+        });
+      case "overwrite": {
+        const before = recordIn(zone, claim.record);
+        const written = await api.replace(inputs.zoneId, before.id, desiredBody(inputs));
+        return claimed(written, { ...inputsOnly, ownership: "overwritten", original: original(before) });
+      }
+      case "merge": {
+        const before = recordIn(zone, claim.record);
+        const merged = claim.content!;
+        await refuseOverLookupLimit(inputs, merged);
+        const written =
+          merged === unquoteTxt(before.content)
+            ? before
+            : await api.replace(inputs.zoneId, before.id, { ...bodyOf(before), content: quoteTxt(merged) });
+        return claimed(written, {
+          ...inputsOnly,
+          ownership: "merged",
+          original: original(before),
+          added: claim.added ?? [],
+        });
+      }
+      case "undecided":
+      case "refuse":
+        throw new Error(
+          `${inputs.type} record ${inputs.name}: ${claim.action === "refuse" ? claim.problem : "its content is not known"} Nothing was changed in the zone.`,
+        );
+    }
+  },
+
+  async read(
+    id: string,
+    state: ClaimedRecordState,
+  ): Promise<ReadAnswer<ClaimedRecordInputs, ClaimedRecordOutputs>> {
+    const record = await cloudflareApi().get(state.zoneId, id);
+    if (!record) return { id: undefined, props: {} };
+    const outs: ClaimedRecordOutputs = { ...withoutStoredProvider(state), publishedContent: record.content };
+    return { id, props: outs, inputs: inputsOf(outs) };
+  },
+
+  async update(
+    id: string,
+    olds: ClaimedRecordState,
+    news: ClaimedRecordProps,
+  ): Promise<dynamic.UpdateResult<ClaimedRecordOutputs>> {
+    const api = cloudflareApi();
+    const current = await api.get(news.zoneId, id);
+    if (!current) {
+      throw new Error(
+        `${news.type} record ${news.name} (id ${id}) is no longer in the zone: run \`pulumi refresh\` (it is then ` +
+          "claimed again by the next `pulumi up`).",
+      );
+    }
+    const state = withoutStoredProvider(olds);
+    const inputsOnly = withoutStoredProvider(news);
+    if (olds.ownership === "merged") {
+      const merged = mergeSpfIncludes(
+        unquoteTxt(current.content),
+        serviceSpfIncludes(unquoteTxt(news.content)),
+      );
+      await refuseOverLookupLimit(news, merged);
+      const written =
+        merged === unquoteTxt(current.content)
+          ? current
+          : await api.replace(news.zoneId, id, { ...bodyOf(current), content: quoteTxt(merged) });
+      const added = [...new Set([...(state.added ?? []), ...addedBy(current.content, news.content)])];
+      return { outs: { ...state, ...inputsOnly, added, publishedContent: written.content } };
+    }
+    const written = await api.replace(news.zoneId, id, desiredBody(news));
+    // An adopted record written over is one this stack overwrote: destroy puts back what was adopted.
+    const ownership: Ownership = olds.ownership === "adopted" ? "overwritten" : olds.ownership;
+    return { outs: { ...state, ...inputsOnly, ownership, publishedContent: written.content } };
+  },
+
+  async delete(id: string, state: ClaimedRecordState): Promise<void> {
+    const api = cloudflareApi();
+    switch (state.ownership) {
+      case "created":
+        await api.remove(state.zoneId, id);
+        return;
+      case "adopted":
+        return; // the user's record, as they had it
+      case "overwritten": {
+        const current = await api.get(state.zoneId, id);
+        if (!current || !state.original) return; // deleted by someone since: nothing to put back
+        await api.replace(state.zoneId, id, { ...bodyOf(current), ...state.original });
+        return;
+      }
+      case "merged": {
+        const current = await api.get(state.zoneId, id);
+        if (!current) return;
+        const unmerged = removeSpfIncludes(unquoteTxt(current.content), state.added ?? []);
+        if (unmerged !== unquoteTxt(current.content)) {
+          await api.replace(state.zoneId, id, { ...bodyOf(current), content: quoteTxt(unmerged) });
+        }
+        return;
+      }
+    }
+  },
+};
+
+function cloudflareApi(): DnsRecordsApi {
+  return dnsRecordsApi({ baseUrl: cloudflareSetting("baseUrl"), apiToken: cloudflareSetting("apiToken") });
+}
+
+function splitOwner(owner: string): [string, string] {
+  const slash = owner.indexOf("/");
+  return [owner.slice(0, slash), owner.slice(slash + 1)];
+}
+
+/** The zone's own copy of a record the claim names (the claim is made from the same list). */
+function recordIn(zone: readonly ZoneRecord[], record: ExistingRecord): ZoneRecord {
+  return zone.find((candidate) => candidate.id === record.id)!;
+}
+
+/** The record as the resource publishes it: its content, TTL and marked comment, never proxied. */
+function desiredBody(inputs: ClaimedRecordInputs): ZoneRecordBody {
+  return {
+    name: inputs.name,
+    type: inputs.type,
+    content: inputs.content,
+    ttl: inputs.ttl,
+    proxied: false,
+    ...(inputs.priority !== undefined ? { priority: inputs.priority } : {}),
+    comment: inputs.comment,
+  };
+}
+
+/** A record as it is, for a write that changes only its content (a merge keeps the user's TTL and comment). */
+function bodyOf(record: ZoneRecord): ZoneRecordBody {
+  return { name: record.name, type: record.type, ...original(record) };
+}
+
+function original(record: ZoneRecord): OriginalRecord {
+  return {
+    content: record.content,
+    ttl: record.ttl,
+    proxied: record.proxied,
+    ...(record.priority !== undefined ? { priority: record.priority } : {}),
+    comment: record.comment,
+  };
+}
+
+function claimed(
+  record: ZoneRecord,
+  outs: Omit<ClaimedRecordOutputs, "recordId" | "publishedContent">,
+): dynamic.CreateResult<ClaimedRecordOutputs> {
+  return { id: record.id, outs: { ...outs, recordId: record.id, publishedContent: record.content } };
+}
+
+/** What the record should hold now: the inputs' content, or for a merge the current record with the includes. */
+function expectedContent(olds: ClaimedRecordState, news: ClaimedRecordProps): string {
+  if (olds.ownership !== "merged") return news.content;
+  const current = unquoteTxt(olds.publishedContent);
+  return quoteTxt(mergeSpfIncludes(current, serviceSpfIncludes(unquoteTxt(news.content))));
+}
+
+/** The includes of the service's record that `current` lacks. */
+function addedBy(current: string, service: string): string[] {
+  return missingSpfIncludes(unquoteTxt(current), serviceSpfIncludes(unquoteTxt(service)));
+}
+
+/** The inputs that would make the record as `outs` hold it. */
+function inputsOf(outs: ClaimedRecordOutputs): ClaimedRecordInputs {
+  const {
+    recordId: _id,
+    ownership: _o,
+    original: _original,
+    added: _added,
+    publishedContent: _p,
+    ...inputs
+  } = outs;
+  return inputs;
+}
+
+/** Fails a merge whose record would need more DNS lookups than receivers evaluate (nothing written). */
+async function refuseOverLookupLimit(inputs: ClaimedRecordInputs, merged: string): Promise<void> {
+  const { problem } = await checkSpfLookups(merged, inputs.name);
+  if (problem) {
+    throw new Error(
+      `SPF record ${inputs.name}: merged, it would be "${merged}": ${problem} Nothing was changed in the zone.`,
+    );
+  }
+}
