@@ -28,7 +28,7 @@ export interface InstalledPackage {
 /** A program with every dynamic resource type, to read the texts Pulumi would store. */
 export const PROGRAM = `
 import { Domain, Route } from "pulumi-email-delivery";
-const domain = new Domain("mail", { name: "mail.example.com", cloudflare: { zoneId: "023e105f4ecef8ad9ca31a8372d0c353" } });
+const domain = new Domain("mail", { name: "mail.example.com", cloudflare: { zoneId: "aad9930b9d65bfc3a47abe3e97198baf" } });
 new Route("support", { name: "support", domainId: domain.domainId, endpointId: 1 });
 `;
 

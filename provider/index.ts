@@ -6,3 +6,12 @@ export * as client from "./client";
 export type { CheckStatus, DnsRecord, DomainCheck, RouteMode, SpamMode } from "./client";
 export { CHECK_NAMES, ROUTE_MODES, SPAM_MODES, type CheckName } from "./inputs";
 export { quoteTxt, unquoteTxt } from "./dns";
+export type {
+  DmarcAlignment,
+  DmarcArgs,
+  DmarcFailureReportOption,
+  DmarcPolicy,
+  ExistingRecordPolicy,
+  MxExistingRecordPolicy,
+  SpfExistingRecordPolicy,
+} from "./dns";

@@ -1,7 +1,23 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
-import { cloudflareRecordArgs, recordResourceName, ttlProblem, zoneIdProblem } from "../dns";
+import {
+  ClaimPolicy,
+  cloudflareContent,
+  cloudflareName,
+  cloudflarePriority,
+  cloudflareRecordArgs,
+  ExistingRecordPolicy,
+  markedComment,
+  PlannedRecord,
+  Publisher,
+  recordResourceName,
+  ttlProblem,
+  zoneIdProblem,
+} from "../dns";
+import { ClaimedDnsRecord } from "./claimed-dns-record";
+import { ExistingRecordPolicies, ExistingRecordsArgs } from "./existing-record-policies";
+import { ZoneSurvey } from "./zone-survey";
 
 export interface DomainCloudflareArgs {
   /**
@@ -18,24 +34,49 @@ export interface DomainCloudflareArgs {
   ttl?: number;
   /**
    * The Cloudflare provider to publish with, e.g. one with a scoped token or another `baseUrl`.
+   * The zone is read with it too. Records claimed under `existingRecords` other than "fail" are
+   * written by this package with the default provider's settings, so they cannot use another.
    * @default the default Cloudflare provider
    */
   provider?: cloudflare.Provider;
   /**
-   * Comment on every record; `""` for none. Cloudflare allows 100 characters on free plans (the
-   * default is cut to fit).
-   * @default "pulumi <project>/<stack>: email <purpose>"
+   * What each record's comment says after this stack's ownership mark, `pulumi <project>/<stack>`,
+   * which is always first (it is how a later run knows the record is this stack's): `""` for the
+   * mark alone. Cut to Cloudflare's 100 characters on free plans.
+   * @default "email <purpose>"
    * @example "managed by the mail stack"
    */
   comment?: pulumi.Input<string>;
+  /**
+   * What to do when the zone already holds a record this stack did not make where the domain
+   * publishes one: "fail" (stop at preview, naming it and the choices), "adopt" (manage it when it
+   * is identical; left as it is on destroy), "overwrite" (replace it; restored on destroy); one
+   * policy for all, or per record, where SPF also takes "merge" and MX "add". See the README,
+   * "Existing records".
+   * @default "fail"
+   * @example { spf: "merge" }
+   */
+  existingRecords?: ExistingRecordPolicy | ExistingRecordsArgs;
+}
+
+/** What the `Domain` publishes besides the service's own records, and what it leaves out. */
+export interface PublishOptions {
+  /** The domain's name (for the names known before the service answers). */
+  domainName: pulumi.Input<string>;
+  /** Declare SPF, DKIM and return path at once (false for an adopted domain, whose records may be unknown). */
+  upFront: boolean;
+  /** Publish the service's MX records. */
+  mx: boolean;
+  /** The DMARC record's content (unquoted), to publish at `_dmarc.<name>`. */
+  dmarc?: string;
 }
 
 /** The records published for a domain, and what to give `dependsOn` to wait for all of them. */
 export interface PublishedRecords {
-  records: pulumi.Output<cloudflare.DnsRecord[]>;
+  records: pulumi.Output<pulumi.CustomResource[]>;
   /**
-   * The records declared at once, and an output of the others: Pulumi gathers dependencies
-   * through outputs and arrays, so previews show the dependency on every record.
+   * The records the service checks, declared at once, and an output of the others: Pulumi gathers
+   * dependencies through outputs and arrays, so previews show the dependency on every record.
    */
   dependsOn: pulumi.Input<pulumi.Resource>[];
 }
@@ -47,80 +88,171 @@ const SINGLE_RECORDS = [
   { purpose: "return_path", type: "CNAME" },
 ] as const;
 
-/** Cloudflare's limit for comments on free plans. */
-const MAX_COMMENT_LENGTH = 100;
+/** Postal's return-path prefix: where the record goes, before the service has said so. */
+const RETURN_PATH_PREFIX = "psrp";
 
-/** Declares one `cloudflare.DnsRecord` named `resourceName` for a record of `purpose` and `type`. */
+/** Declares one record named `resourceName` for a record of `purpose` and `type`. */
 type DeclareRecord = (
   resourceName: string,
   purpose: string,
   type: string,
   record: pulumi.Output<DnsRecord>,
-) => cloudflare.DnsRecord;
+) => pulumi.CustomResource;
 
 /**
- * One `cloudflare.DnsRecord` per record the service asks for, child of `parent` (the `Domain`
- * component `name`), in three steps:
+ * Checks the Cloudflare settings and looks at the zone before the domain exists: where the names
+ * of its records are known from its name (SPF and MX at the name, DMARC, the return path at
+ * Postal's `psrp.<name>`), a record the policies do not allow for fails here. Give the result
+ * to the service domain's `dependsOn`, so that `pulumi preview` fails and `up` creates nothing.
+ */
+export function zonePreflight(
+  name: string,
+  settings: DomainCloudflareArgs,
+  options: PublishOptions,
+  parent: pulumi.Resource,
+): { survey: ZoneSurvey; policies: ExistingRecordPolicies; ready: pulumi.Output<pulumi.Resource[]> } {
+  const ttlError = ttlProblem(settings.ttl ?? 300);
+  if (ttlError) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${ttlError}`, parent);
+  // An id known as a plain value (stack config) is checked now; an output (a zone's `id`) is Cloudflare's own.
+  const zoneProblem = typeof settings.zoneId === "string" ? zoneIdProblem(settings.zoneId) : undefined;
+  if (zoneProblem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.zoneId ${zoneProblem}`, parent);
+  let policies: ExistingRecordPolicies;
+  try {
+    policies = ExistingRecordPolicies.from(settings.existingRecords);
+  } catch (error) {
+    throw new pulumi.ResourceError(`Domain ${name}: ${(error as Error).message}`, parent);
+  }
+  const claimed = policies.claimed();
+  if (settings.provider && claimed.length > 0) {
+    throw new pulumi.ResourceError(
+      `Domain ${name}: ${claimed.join(", ")} cannot be carried out with cloudflare.provider: this package writes ` +
+        "those records itself, with the default Cloudflare provider's settings (stack config cloudflare:apiToken " +
+        "and cloudflare:baseUrl, or CLOUDFLARE_API_TOKEN and CLOUDFLARE_BASE_URL). Leave out `provider`, or use " +
+        '"fail" and sort out the existing records by hand.',
+      parent,
+    );
+  }
+  const survey = new ZoneSurvey(settings.provider, parent);
+  const publisher = thisStack();
+  const ready = pulumi
+    .all([settings.zoneId, options.domainName])
+    .apply(async ([zoneId, domainName]): Promise<pulumi.Resource[]> => {
+      const planned: PlannedRecord[] = [
+        { purpose: "spf", name: domainName, type: "TXT" },
+        { purpose: "return_path", name: `${RETURN_PATH_PREFIX}.${domainName}`, type: "CNAME" },
+        ...(options.mx ? [{ purpose: "mx", name: domainName, type: "MX" } as const] : []),
+        ...(options.dmarc !== undefined
+          ? [
+              {
+                purpose: "dmarc",
+                name: dmarcName(domainName),
+                type: "TXT",
+                content: quoted(options.dmarc),
+              } as const,
+            ]
+          : []),
+      ];
+      for (const record of planned) await survey.check(name, zoneId, record, policies, publisher);
+      return [];
+    });
+  return { survey, policies, ready };
+}
+
+/**
+ * One record per record the service asks for (and DMARC when asked for), child of `parent` (the
+ * `Domain` component `name`), in three steps:
  *
- * | step              | records                              | declared                            |
- * | ----------------- | ------------------------------------ | ----------------------------------- |
- * | `recordDeclarer`  | how each is declared                 | zone, TTL, comment, provider        |
- * | `declareSingles`  | SPF, DKIM, return path (`upFront`)   | at once, so a preview shows them    |
- * | `declareTheRest`  | one MX per mail host, other purposes | once the service has answered       |
+ * | step              | records                                | declared                            |
+ * | ----------------- | -------------------------------------- | ----------------------------------- |
+ * | `recordDeclarer`  | how each is declared, by its policy    | zone, TTL, marked comment           |
+ * | `declareSingles`  | SPF, DKIM, return path (`upFront`), DMARC | at once, so a preview shows them |
+ * | `declareTheRest`  | one MX per mail host, other purposes   | once the service has answered       |
  *
- * Without `upFront` (an adopted domain, whose records may be unknown) every record is declared
- * in the last step.
+ * A record whose policy is "fail" is a `cloudflare.DnsRecord`, checked against the zone once its
+ * name is known; any other policy makes it a `ClaimedDnsRecord`, which acts on the zone itself.
  */
 export function publishRecords(
   name: string,
   dnsRecords: pulumi.Output<DnsRecord[]>,
   settings: DomainCloudflareArgs,
+  preflight: ReturnType<typeof zonePreflight>,
+  options: PublishOptions,
   parent: pulumi.Resource,
-  { upFront }: { upFront: boolean },
 ): PublishedRecords {
-  const declare = recordDeclarer(name, settings, parent);
-  const singles = upFront ? declareSingles(name, dnsRecords, declare) : [];
-  const rest = declareTheRest(
-    name,
-    dnsRecords,
-    upFront ? SINGLE_RECORDS.map((r) => r.purpose) : [],
-    declare,
-    parent,
-  );
+  const declare = recordDeclarer(name, settings, preflight, parent);
+  const singles = options.upFront ? declareSingles(name, dnsRecords, declare) : [];
+  const dmarc =
+    options.dmarc === undefined
+      ? []
+      : [
+          declare(
+            recordResourceName(name, "dmarc"),
+            "dmarc",
+            "TXT",
+            pulumi.output(options.domainName).apply((domainName) => ({
+              purpose: "dmarc",
+              type: "TXT",
+              name: dmarcName(domainName),
+              content: options.dmarc!,
+            })),
+          ),
+        ];
+  const skipped = [
+    ...(options.upFront ? SINGLE_RECORDS.map((r) => r.purpose) : []),
+    ...(options.mx ? [] : ["mx"]),
+  ];
+  const rest = declareTheRest(name, dnsRecords, skipped, declare, parent);
   return {
-    records: rest.apply((later) => [...singles, ...later]),
+    records: rest.apply((later) => [...singles, ...dmarc, ...later]),
+    // DMARC is not checked by the service: nothing waits for it.
     dependsOn: [...singles, rest as unknown as pulumi.Input<pulumi.Resource>],
   };
 }
 
-/** Checks the TTL, then declares records with what every record of the domain shares. */
+/** Declares records with what every record of the domain shares, each as its policy says. */
 function recordDeclarer(
   name: string,
   settings: DomainCloudflareArgs,
+  { survey, policies }: ReturnType<typeof zonePreflight>,
   parent: pulumi.Resource,
 ): DeclareRecord {
   const ttl = settings.ttl ?? 300;
-  const problem = ttlProblem(ttl);
-  if (problem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${problem}`, parent);
-  // An id known as a plain value (stack config) is checked now; an output (a zone's `id`) is Cloudflare's own.
-  const zoneProblem = typeof settings.zoneId === "string" ? zoneIdProblem(settings.zoneId) : undefined;
-  if (zoneProblem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.zoneId ${zoneProblem}`, parent);
-  // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
-  const options: pulumi.CustomResourceOptions = {
-    parent,
-    provider: settings.provider,
-    deleteBeforeReplace: true,
-  };
-  return (resourceName, purpose, type, record) =>
-    new cloudflare.DnsRecord(
+  const publisher = thisStack();
+  return (resourceName, purpose, type, record) => {
+    const comment = recordComment(settings, purpose, publisher);
+    const policy = policies.of(purpose);
+    if (policy !== "fail") {
+      return new ClaimedDnsRecord(
+        resourceName,
+        {
+          zoneId: settings.zoneId,
+          purpose: purpose as PlannedRecord["purpose"],
+          name: record.apply(cloudflareName),
+          type: type as "TXT" | "CNAME" | "MX",
+          content: record.apply(cloudflareContent),
+          ...(type === "MX" ? { priority: record.apply(cloudflarePriority) } : {}),
+          ttl,
+          comment,
+          policy: policy as ClaimPolicy,
+          owner: `${publisher.project}/${publisher.stack}`,
+        },
+        { parent },
+      );
+    }
+    // Checked against the zone once its name and content are known (at preview for a domain that
+    // exists; at up for a new one, whose names the preflight checked as far as they were known).
+    const checked = pulumi.all([settings.zoneId, record]).apply(async ([zoneId, known]) => {
+      const planned = { purpose, name: cloudflareName(known), type, content: cloudflareContent(known) };
+      await survey.check(name, zoneId, planned as PlannedRecord, policies, publisher);
+      return known;
+    });
+    // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
+    return new cloudflare.DnsRecord(
       resourceName,
-      cloudflareRecordArgs(
-        record,
-        { zoneId: settings.zoneId, ttl, comment: recordComment(settings, purpose) },
-        type,
-      ),
-      options,
+      cloudflareRecordArgs(checked, { zoneId: settings.zoneId, ttl, comment }, type),
+      { parent, provider: settings.provider, deleteBeforeReplace: true },
     );
+  };
 }
 
 /** SPF, DKIM and return path, declared before the service has answered (names `<name>-spf` …). */
@@ -128,7 +260,7 @@ function declareSingles(
   name: string,
   dnsRecords: pulumi.Output<DnsRecord[]>,
   declare: DeclareRecord,
-): cloudflare.DnsRecord[] {
+): pulumi.CustomResource[] {
   return SINGLE_RECORDS.map(({ purpose, type }) =>
     declare(
       recordResourceName(name, purpose),
@@ -148,16 +280,16 @@ function declareSingles(
 }
 
 /**
- * The records of purposes not in `declared`, once the service has answered: named by purpose and
+ * The records of purposes not in `skipped`, once the service has answered: named by purpose and
  * ordered by content so names stay stable (`<name>-mx-0`, `<name>-mx-1` …).
  */
 function declareTheRest(
   name: string,
   dnsRecords: pulumi.Output<DnsRecord[]>,
-  declared: readonly string[],
+  skipped: readonly string[],
   declare: DeclareRecord,
   parent: pulumi.Resource,
-): pulumi.Output<cloudflare.DnsRecord[]> {
+): pulumi.Output<pulumi.CustomResource[]> {
   return dnsRecords.apply((records) => {
     if (records.length === 0) {
       pulumi.log.warn(
@@ -166,7 +298,7 @@ function declareTheRest(
       );
     }
     const byPurpose = new Map<string, DnsRecord[]>();
-    for (const record of records.filter((candidate) => !declared.includes(candidate.purpose))) {
+    for (const record of records.filter((candidate) => !skipped.includes(candidate.purpose))) {
       byPurpose.set(record.purpose, [...(byPurpose.get(record.purpose) ?? []), record]);
     }
     return [...byPurpose].flatMap(([purpose, group]) =>
@@ -185,11 +317,25 @@ function declareTheRest(
   });
 }
 
-/** The comment given, where "" means none (Cloudflare stores it as none); else one naming the stack. */
-function recordComment(settings: DomainCloudflareArgs, purpose: string): pulumi.Input<string> {
-  if (settings.comment !== undefined) {
-    return pulumi.output(settings.comment).apply((comment) => comment || undefined) as pulumi.Output<string>;
-  }
-  const comment = `pulumi ${pulumi.getProject()}/${pulumi.getStack()}: email ${purpose.replace(/_/g, " ")}`;
-  return comment.length <= MAX_COMMENT_LENGTH ? comment : `${comment.slice(0, MAX_COMMENT_LENGTH - 1)}…`;
+/** This stack, whose ownership mark its records carry. */
+function thisStack(): Publisher {
+  return { project: pulumi.getProject(), stack: pulumi.getStack() };
+}
+
+/** The ownership mark, then the comment given ("" for the mark alone) or `email <purpose>`. */
+function recordComment(
+  settings: DomainCloudflareArgs,
+  purpose: string,
+  publisher: Publisher,
+): pulumi.Output<string> {
+  const description = settings.comment ?? `email ${purpose.replace(/_/g, " ")}`;
+  return pulumi.output(description).apply((text) => markedComment(publisher.project, publisher.stack, text));
+}
+
+function dmarcName(domainName: string): string {
+  return `_dmarc.${domainName}`;
+}
+
+function quoted(content: string): string {
+  return cloudflareContent({ purpose: "dmarc", type: "TXT", name: "", content });
 }

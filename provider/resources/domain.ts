@@ -1,7 +1,8 @@
-import type * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
-import { DomainCloudflareArgs, publishRecords } from "./domain-records";
+import { DmarcArgs, dmarcProblems, dmarcRecordContent } from "../dns";
+import { CHECK_NAMES } from "../inputs";
+import { DomainCloudflareArgs, publishRecords, zonePreflight } from "./domain-records";
 import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
 import { ServiceDomain } from "./service-domain";
 
@@ -37,6 +38,21 @@ export interface DomainArgs {
    * @default false
    */
   adopt?: boolean;
+  /**
+   * Receive mail for the domain: publish the service's MX records and wait for its MX check.
+   * `false` for a sending-only domain: no MX record is published (an apex that already receives
+   * mail elsewhere keeps its own MX records) and the verification leaves MX out; routes cannot
+   * receive mail for it then.
+   * @default true
+   */
+  mx?: boolean;
+  /**
+   * Publish a DMARC policy at `_dmarc.<name>` (with `cloudflare`). Plain values, checked when the
+   * program runs, so a mistake fails `pulumi preview`. The service does not check DMARC: nothing
+   * waits for it.
+   * @example { policy: "quarantine", aggregateReports: ["mailto:dmarc@example.com"] }
+   */
+  dmarc?: DmarcArgs;
 }
 
 /**
@@ -62,19 +78,32 @@ export class Domain extends pulumi.ComponentResource {
   readonly returnPathStatus: pulumi.Output<string | null>;
   /** True when every requested check passed (false without verification). */
   readonly verified: pulumi.Output<boolean>;
-  /** The Cloudflare records published (empty without `cloudflare`). */
-  readonly records: pulumi.Output<cloudflare.DnsRecord[]>;
+  /**
+   * The records published (empty without `cloudflare`): `cloudflare.DnsRecord`s, and
+   * `ClaimedDnsRecord`s where `cloudflare.existingRecords` is not "fail".
+   */
+  readonly records: pulumi.Output<pulumi.CustomResource[]>;
   /** The verification, unless `verification: false`. */
   readonly verification: DomainVerification | undefined;
 
   constructor(name: string, args: DomainArgs, opts?: pulumi.ComponentResourceOptions) {
     super("email-delivery:index:Domain", name, {}, opts);
-    const service = new ServiceDomain(name, { name: args.name, adopt: args.adopt }, { parent: this });
+    const mx = args.mx ?? true;
+    const dmarc = dmarcContent(name, args, this);
+    const publishing = { domainName: args.name, upFront: !args.adopt, mx, dmarc };
+    // The zone is looked at first: a record in the way fails before the domain is created.
+    const preflight = args.cloudflare ? zonePreflight(name, args.cloudflare, publishing, this) : undefined;
+    const service = new ServiceDomain(
+      name,
+      { name: args.name, adopt: args.adopt },
+      { parent: this, dependsOn: preflight?.ready ?? [] },
+    );
 
     // With `adopt`, whether records can be published is known only once the service has answered.
-    const published = args.cloudflare
-      ? publishRecords(name, service.dnsRecords, args.cloudflare, this, { upFront: !args.adopt })
-      : undefined;
+    const published =
+      args.cloudflare && preflight
+        ? publishRecords(name, service.dnsRecords, args.cloudflare, preflight, publishing, this)
+        : undefined;
     this.records = published ? published.records : pulumi.output([]);
 
     const verification =
@@ -82,7 +111,11 @@ export class Domain extends pulumi.ComponentResource {
         ? undefined
         : new DomainVerification(
             `${name}-verification`,
-            { domainId: service.domainId, ...args.verification },
+            {
+              domainId: service.domainId,
+              ...args.verification,
+              ...verificationChecks(name, mx, args.verification, this),
+            },
             { parent: this, dependsOn: published?.dependsOn ?? [] },
           );
     this.verification = verification;
@@ -107,4 +140,44 @@ export class Domain extends pulumi.ComponentResource {
       verified: this.verified,
     });
   }
+}
+
+/** The DMARC record's content, or a preview-time failure naming every bad property. */
+function dmarcContent(name: string, args: DomainArgs, parent: pulumi.Resource): string | undefined {
+  if (args.dmarc === undefined) return undefined;
+  const problems = dmarcProblems(args.dmarc);
+  if (problems.length > 0) {
+    throw new pulumi.ResourceError(
+      `Domain ${name}: ${problems.map((problem) => `${problem.property} ${problem.reason}`).join("; ")}`,
+      parent,
+    );
+  }
+  if (!args.cloudflare) {
+    throw new pulumi.ResourceError(
+      `Domain ${name}: dmarc is published in Cloudflare: give cloudflare.zoneId too, or publish the record yourself`,
+      parent,
+    );
+  }
+  return dmarcRecordContent(args.dmarc);
+}
+
+/**
+ * Without MX, the verification's default leaves the MX check out; asking for it explicitly then is
+ * a contradiction, refused at preview.
+ */
+function verificationChecks(
+  name: string,
+  mx: boolean,
+  settings: DomainVerificationSettings | undefined,
+  parent: pulumi.Resource,
+): Pick<DomainVerificationArgs, "checks"> {
+  if (mx) return {};
+  const asked = settings?.checks;
+  if (Array.isArray(asked) && asked.includes("mx")) {
+    throw new pulumi.ResourceError(
+      `Domain ${name}: verification.checks asks for "mx" but mx is false (no MX record is published): leave "mx" out`,
+      parent,
+    );
+  }
+  return asked === undefined ? { checks: CHECK_NAMES.filter((check) => check !== "mx") } : {};
 }

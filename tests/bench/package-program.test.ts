@@ -2,6 +2,7 @@ import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { PROGRAM } from "../../bench/package";
+import { useEmulator } from "../support/emulator";
 import { runProgram } from "../support/live-mocks";
 
 /**
@@ -10,6 +11,9 @@ import { runProgram } from "../support/live-mocks";
  * the package by name from the sources).
  */
 describe("bench: the program that reads the stored provider texts", () => {
+  // Its zone is the emulator's example.com, which the Domain reads before it publishes.
+  const emulator = useEmulator();
+
   it("registers a Domain, its DomainVerification and a Route, without errors", async () => {
     const folder = await fs.mkdtemp(path.join(os.tmpdir(), "bench-program-"));
     const file = path.join(folder, "index.ts");
@@ -22,7 +26,7 @@ describe("bench: the program that reads the stored provider texts", () => {
           // eslint-disable-next-line @typescript-eslint/no-require-imports
           return require(file) as Record<string, never>;
         },
-        { mode: "preview", timeoutMs: 5000 },
+        { mode: "preview", emulator: emulator(), timeoutMs: 5000 },
       );
       expect(run.errors.map((error) => error.message)).toEqual([]);
       const types = run.registrations

@@ -102,7 +102,7 @@ describe("Domain options", () => {
     expect(storedFor(name)).toHaveLength(5);
   });
 
-  it('sends no comment for comment: "" (Cloudflare stores an empty comment as none)', async () => {
+  it('keeps only the ownership mark for comment: "" (a later run must still know its records)', async () => {
     const run = await runProgram(
       () => {
         new Domain("quiet", { name: "quiet.example.com", cloudflare: { zoneId: zoneId(), comment: "" } });
@@ -110,7 +110,8 @@ describe("Domain options", () => {
       },
       { mode: "preview", emulator: emulator() },
     );
-    for (const record of run.ofType(DNS_RECORD_TYPE)) expect(record.inputs.comment).toBeUndefined();
+    for (const record of run.ofType(DNS_RECORD_TYPE))
+      expect(record.inputs.comment).toBe("pulumi email-delivery/test");
     expect(run.ofType(DNS_RECORD_TYPE)).toHaveLength(3);
   });
 

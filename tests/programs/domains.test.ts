@@ -107,13 +107,22 @@ describe("program: two domains and routes, preview", () => {
     expect(emulator().requests.all()).toEqual([]);
   });
 
-  it("shows the records known before the domain exists and sends nothing anywhere", async () => {
+  it("shows the records known before the domain exists, reading the zone and writing nothing", async () => {
     const names = freshNames();
     emulator().requests.clear();
-    const run = await runProgram(program(emulator(), names), { mode: "preview", stack: "staging" });
+    const run = await runProgram(program(emulator(), names), {
+      mode: "preview",
+      emulator: emulator(),
+      stack: "staging",
+    });
 
     expect(run.errors).toEqual([]);
-    expect(emulator().requests.all()).toEqual([]);
+    // Only the zone is read, at the names known from the domain's name: SPF and MX, return path.
+    expect(emulator().requests.counts()).toEqual({ "cloudflare:dns_records.list": 2 });
+    expect(run.invokes.map((invoke) => (invoke.inputs.name as { exact: string }).exact).sort()).toEqual([
+      names.primary,
+      `psrp.${names.primary}`,
+    ]);
 
     expect(
       run

@@ -5,6 +5,8 @@ import {
   CloudflareRecordBody,
   DNS_RECORD_TYPE,
   DYNAMIC_TYPE_PREFIX,
+  GET_DNS_RECORDS,
+  Invoke,
   Program,
   ProgramRun,
   Registration,
@@ -23,6 +25,10 @@ import {
  *   dynamic-provider host does it (deserialize `__provider` with require-from-string, `configure`,
  *   `check`, `create`), `cloudflare.DnsRecord`s are POSTed to the emulator's Cloudflare stand-in
  *   with the body the real provider sends, everything else echoes its inputs.
+ *
+ * In both, `cloudflare.getDnsRecords` is answered from the stand-in, read as the Cloudflare
+ * provider reads it (the engine runs invokes in previews too). `destroyRun` then deletes what a
+ * live run made, as `pulumi destroy` would.
  *
  * Pulumi's runtime is process-global, so runs are strictly sequential and each one starts with a
  * fresh `setMocks` and drains every registration before it returns.
@@ -48,6 +54,7 @@ const nodeRealm = requireFromString("module.exports = { JSON, console, process }
 };
 
 interface DynamicProvider {
+  delete?(id: string, props: Record<string, unknown>): Promise<void>;
   configure?(req: {
     config: { get(key: string): string | undefined; require(key: string): string };
   }): Promise<void>;
@@ -91,8 +98,10 @@ export async function runProgram<K extends string>(
 
 class Run {
   readonly registrations: Registration[] = [];
+  readonly invokes: Invoke[] = [];
   readonly errors: RunError[] = [];
   readonly providerLogs: string[] = [];
+  readonly programLogs: string[] = [];
   private readonly config: Record<string, string>;
   private readonly providers = new Map<string, Promise<DynamicProvider>>();
   private current: Registration | undefined;
@@ -100,6 +109,10 @@ class Run {
   /** Resolves at the first failure (failed registration or unhandled runtime error). */
   private readonly failed: Promise<void>;
   private fail: () => void = () => undefined;
+  /** Resolves when an error the program did not handle ends it. */
+  private readonly ended: Promise<void>;
+  private endProgram: () => void = () => undefined;
+  private programEnded = false;
   private doneCounter = 0;
   private restore: (() => void)[] = [];
 
@@ -107,15 +120,13 @@ class Run {
     this.failed = new Promise((resolve) => {
       this.fail = resolve;
     });
-    const emulator = options.emulator;
-    const defaults: Record<string, string | undefined> =
-      options.mode === "live" && emulator
-        ? { "emailDelivery:baseUrl": emulator.emailApi.url, "emailDelivery:apiKey": emulator.emailApi.apiKey }
-        : {};
-    const merged = { ...defaults, ...options.config };
-    this.config = Object.fromEntries(
-      Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
-    );
+    this.ended = new Promise((resolve) => {
+      this.endProgram = () => {
+        this.programEnded = true;
+        resolve();
+      };
+    });
+    this.config = runConfig(options);
   }
 
   async execute<K extends string>(program: Program<K>): Promise<ProgramRun<K>> {
@@ -123,14 +134,7 @@ class Run {
     await pulumi.runtime.setMocks(
       {
         newResource: (args) => this.newResource(args),
-        call: (args) => {
-          this.errors.push({
-            source: "program",
-            subject: args.token,
-            message: `unexpected invoke ${args.token}`,
-          });
-          return {};
-        },
+        call: (args) => this.call(args),
       },
       this.options.project ?? "email-delivery",
       this.options.stack ?? "test",
@@ -139,13 +143,12 @@ class Run {
     // A program's own `pulumi.Config` sees the same stack config as the providers.
     pulumi.runtime.setAllConfig(
       this.config,
-      (this.options.secretConfigKeys ?? ["emailDelivery:apiKey", "emailDelivery:masterKey"]).filter(
-        (key) => key in this.config,
-      ),
+      (this.options.secretConfigKeys ?? SECRET_CONFIG_KEYS).filter((key) => key in this.config),
     );
     this.wrapMonitor();
     this.captureUnhandled();
     this.captureProviderLogs();
+    this.captureProgramLogs();
 
     const outputs: Partial<Record<K, unknown>> = {};
     const work = (async () => {
@@ -209,8 +212,10 @@ class Run {
     return {
       outputs,
       registrations,
+      invokes: [...this.invokes],
       errors: [...this.errors],
       providerLogs: [...this.providerLogs],
+      programLogs: [...this.programLogs],
       ofType: (type) => registrations.filter(find(type)),
       get: (type, name) => {
         const found = registrations.find((r) => find(type)(r) && r.name === name);
@@ -240,7 +245,14 @@ class Run {
     let quietRounds = 0;
     let lastCount = -1;
     while (quietRounds < 2) {
-      await runtimeInternals.waitForRPCs();
+      // An error the program did not handle ends it, as the language host does: the engine lets
+      // the operations under way finish, and nothing more is registered. The runtime's own queue
+      // may never empty then (a registration waiting on what failed).
+      if (this.programEnded) {
+        while (this.pending > 0) await new Promise((resolve) => setImmediate(resolve));
+        return;
+      }
+      await Promise.race([runtimeInternals.waitForRPCs(), this.ended]);
       await new Promise((resolve) => setImmediate(resolve));
       const quiet = this.pending === 0 && this.registrations.length === lastCount;
       quietRounds = quiet ? quietRounds + 1 : 0;
@@ -328,6 +340,7 @@ class Run {
         this.errors.push({ source: "unhandled", message });
       }
       this.fail();
+      this.endProgram();
       promise.catch(() => undefined);
     };
     nodeRealm.process.on("unhandledRejection", onRejection);
@@ -347,6 +360,34 @@ class Run {
         target[method] = original;
       });
     }
+  }
+
+  private captureProgramLogs(): void {
+    // The program's own @pulumi/pulumi, with no engine, logs "info: [runtime] …" to jest's console.
+    for (const method of ["log", "warn"] as const) {
+      const original = console[method];
+      console[method] = (...args: unknown[]) => {
+        const line = args.map(String).join(" ");
+        if (/^(info|warning): \[runtime\] /.test(line)) this.programLogs.push(line);
+        else original(...args);
+      };
+      this.restore.push(() => {
+        console[method] = original;
+      });
+    }
+  }
+
+  /** An invoke: `cloudflare.getDnsRecords` from the stand-in; anything else is unexpected. */
+  private async call(args: pulumi.runtime.MockCallArgs): Promise<Record<string, unknown>> {
+    const inputs = plainValue(args.inputs) as Record<string, unknown>;
+    this.invokes.push({ token: args.token, inputs });
+    if (args.token === GET_DNS_RECORDS) {
+      if (!this.options.emulator)
+        throw new Error(`${args.token} reads the zone: give runProgram an emulator`);
+      return getDnsRecords(this.options.emulator, inputs);
+    }
+    this.errors.push({ source: "program", subject: args.token, message: `unexpected invoke ${args.token}` });
+    return {};
   }
 
   private async newResource(
@@ -458,23 +499,7 @@ class Run {
     // As the host: deserialized and configured once per distinct text (per process = per run here).
     let provider = this.providers.get(text);
     if (!provider) {
-      provider = (async () => {
-        const module = requireFromString(text) as { handler(): DynamicProvider };
-        const instance = module.handler();
-        const project = this.options.project ?? "email-delivery";
-        const get = (key: string) => this.config[key.includes(":") ? key : `${project}:${key}`];
-        await instance.configure?.({
-          config: {
-            get,
-            require: (key) => {
-              const value = get(key);
-              if (value === undefined) throw new Error(`Missing required configuration key: ${key}`);
-              return value;
-            },
-          },
-        });
-        return instance;
-      })();
+      provider = loadProvider(text, this.config, this.options.project);
       this.providers.set(text, provider);
     }
     return provider;
@@ -518,4 +543,157 @@ class Run {
     };
     return { id: String(result.id), state };
   }
+}
+
+/** Config keys marked secret for the program unless a run says otherwise. */
+const SECRET_CONFIG_KEYS = ["emailDelivery:apiKey", "emailDelivery:masterKey", "cloudflare:apiToken"];
+
+/** A run's stack config: the emulator's settings under the options' own. */
+function runConfig(options: RunOptions): Record<string, string> {
+  const emulator = options.emulator;
+  const defaults: Record<string, string | undefined> = emulator
+    ? {
+        "cloudflare:baseUrl": emulator.cloudflare.url,
+        "cloudflare:apiToken": emulator.cloudflare.apiToken,
+        ...(options.mode === "live"
+          ? {
+              "emailDelivery:baseUrl": emulator.emailApi.url,
+              "emailDelivery:apiKey": emulator.emailApi.apiKey,
+            }
+          : {}),
+      }
+    : {};
+  const merged = { ...defaults, ...options.config };
+  return Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
+/** A provider as the host makes one from its text: deserialized, then configured from the stack config. */
+async function loadProvider(
+  text: string,
+  config: Record<string, string>,
+  project = "email-delivery",
+): Promise<DynamicProvider> {
+  const module = requireFromString(text) as { handler(): DynamicProvider };
+  const instance = module.handler();
+  const get = (key: string) => config[key.includes(":") ? key : `${project}:${key}`];
+  await instance.configure?.({
+    config: {
+      get,
+      require: (key) => {
+        const value = get(key);
+        if (value === undefined) throw new Error(`Missing required configuration key: ${key}`);
+        return value;
+      },
+    },
+  });
+  return instance;
+}
+
+/**
+ * `cloudflare.getDnsRecords` as the Cloudflare provider answers it: `GET zones/{id}/dns_records`
+ * with its filters as dotted query keys, page after page until one comes back empty (it ignores
+ * `total_pages`), at most `maxItems` (1000), each record with the provider's camelCase names.
+ */
+async function getDnsRecords(
+  emulator: NonNullable<RunOptions["emulator"]>,
+  inputs: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(inputs)) {
+    if (key === "zoneId" || key === "maxItems" || value === undefined || value === null) continue;
+    if (isRecord(value)) {
+      for (const [operator, operand] of Object.entries(value))
+        query.append(`${key}.${operator}`, String(operand));
+    } else {
+      query.append(key, String(value));
+    }
+  }
+  const maxItems = typeof inputs.maxItems === "number" ? inputs.maxItems : 1000;
+  const results: Record<string, unknown>[] = [];
+  for (let page = 1; results.length < maxItems; page++) {
+    query.set("page", String(page));
+    const response = await fetch(
+      `${emulator.cloudflare.url}/zones/${String(inputs.zoneId)}/dns_records?${query}`,
+      {
+        headers: { Authorization: `Bearer ${emulator.cloudflare.apiToken}` },
+      },
+    );
+    const reply = (await response.json()) as {
+      success: boolean;
+      errors: unknown[];
+      result: Record<string, unknown>[] | null;
+    };
+    if (!response.ok || !reply.success || !reply.result) {
+      throw new Error(`Cloudflare GET dns_records ${response.status}: ${JSON.stringify(reply.errors)}`);
+    }
+    if (reply.result.length === 0) break;
+    results.push(...reply.result.map(camelCaseRecord));
+  }
+  return { ...inputs, results: results.slice(0, maxItems) };
+}
+
+/** An API record with the Pulumi SDK's property names (`created_on` → `createdOn`). */
+function camelCaseRecord(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [
+      key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()),
+      value,
+    ]),
+  );
+}
+
+/** What `destroyRun` did: the resources deleted, in order, and what failed. */
+export interface DestroyResult {
+  deleted: string[];
+  errors: RunError[];
+}
+
+/**
+ * `pulumi destroy` after a live run, minus the CLI: every resource the run created, dependents
+ * first (the reverse of the order they were made in), each deleted as its provider deletes it:
+ * dynamic resources by a fresh provider host's `delete` (configured from the stack config, as
+ * the engine configures it for a destroy), `cloudflare.DnsRecord`s by `DELETE` on the stand-in.
+ */
+export async function destroyRun(run: ProgramRun<string>, options: RunOptions): Promise<DestroyResult> {
+  const emulator = options.emulator;
+  if (!emulator) throw new Error("destroyRun: needs the emulator the run used");
+  const config = runConfig({ ...options, mode: "live" });
+  const providers = new Map<string, Promise<DynamicProvider>>();
+  const result: DestroyResult = { deleted: [], errors: [] };
+  const made = run.registrations
+    .filter((r) => r.status === "created" && r.id && r.custom)
+    .sort((a, b) => (b.doneSeq ?? 0) - (a.doneSeq ?? 0));
+  for (const registration of made) {
+    const subject = `${registration.type}::${registration.name}`;
+    try {
+      if (registration.type.startsWith(DYNAMIC_TYPE_PREFIX) && registration.serializedProvider) {
+        const text = registration.serializedProvider;
+        let provider = providers.get(text);
+        if (!provider) providers.set(text, (provider = loadProvider(text, config, options.project)));
+        const state = nodeRealm.JSON.parse(
+          JSON.stringify({ ...registration.state, __provider: text }),
+        ) as Record<string, unknown>;
+        await (await provider).delete?.(registration.id!, state);
+      } else if (registration.type === DNS_RECORD_TYPE) {
+        const zoneId = String(registration.inputs.zoneId);
+        const response = await fetch(
+          `${emulator.cloudflare.url}/zones/${zoneId}/dns_records/${registration.id}`,
+          {
+            method: "DELETE",
+            headers: { Authorization: `Bearer ${emulator.cloudflare.apiToken}` },
+          },
+        );
+        if (!response.ok)
+          throw new Error(`Cloudflare DELETE dns_records ${response.status}: ${await response.text()}`);
+      } else {
+        continue; // nothing outside the program to delete
+      }
+      result.deleted.push(subject);
+    } catch (error) {
+      result.errors.push({ source: "destroy", subject, message: errorMessage(error) });
+    }
+  }
+  return result;
 }

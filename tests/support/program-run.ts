@@ -13,6 +13,8 @@ export const UNKNOWN_MARKER = "[unknown]";
 
 export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
 export const DNS_RECORD_TYPE = "cloudflare:index/dnsRecord:DnsRecord";
+/** The Cloudflare provider's function the `Domain` reads a zone with. */
+export const GET_DNS_RECORDS = "cloudflare:index/getDnsRecords:getDnsRecords";
 export const STACK_TYPE = "pulumi:pulumi:Stack";
 
 /** One resource registration as the engine saw it. */
@@ -51,8 +53,14 @@ export interface Registration {
   error?: string;
 }
 
+/** An invoke the program made (a provider function), as the engine received it. */
+export interface Invoke {
+  token: string;
+  inputs: Record<string, unknown>;
+}
+
 export interface RunError {
-  source: "registration" | "output" | "program" | "unhandled" | "timeout";
+  source: "registration" | "output" | "program" | "unhandled" | "timeout" | "destroy";
   /** Registration `type::name`, or the output's key. */
   subject?: string;
   message: string;
@@ -71,12 +79,17 @@ export interface CloudflareRecordBody {
 
 export interface RunOptions {
   mode: RunMode;
-  /** Required for `live`: where dynamic providers and DnsRecords go. */
+  /**
+   * Required for `live`, and for any run whose program reads a zone (`cloudflare.getDnsRecords`,
+   * answered from the stand-in as the Cloudflare provider reads it, in previews too): where
+   * dynamic providers and DnsRecords go.
+   */
   emulator?: Emulator;
   /**
    * Stack config as the engine passes it to providers' `configure` and to the program's
-   * `pulumi.Config` (`namespace:key` → string). In `live` mode `emailDelivery:baseUrl` and
-   * `emailDelivery:apiKey` default to the emulator's; pass `undefined` for a key to leave it out.
+   * `pulumi.Config` (`namespace:key` → string). With an emulator, `emailDelivery:baseUrl` and
+   * `emailDelivery:apiKey` (live mode), `cloudflare:baseUrl` and `cloudflare:apiToken` default to
+   * its own; pass `undefined` for a key to leave it out.
    */
   config?: Record<string, string | undefined>;
   /** Config keys to mark secret for the program. @default ["emailDelivery:apiKey", "emailDelivery:masterKey"] */
@@ -103,9 +116,13 @@ export interface ProgramRun<K extends string> {
   /** The program's outputs, resolved to plain values ({@link UNKNOWN_MARKER} where unknown); absent when failed. */
   outputs: Partial<Record<K, unknown>>;
   registrations: Registration[];
+  /** The provider functions the program called (`cloudflare.getDnsRecords`), in order. */
+  invokes: Invoke[];
   errors: RunError[];
   /** Lines dynamic providers logged through `pulumi.log` (they run outside jest's console). */
   providerLogs: string[];
+  /** What the program logged through `pulumi.log.info` and `warn` (in a preview, its plan). */
+  programLogs: string[];
   /** Registrations of a type (a full token, or a dynamic resource's `module:Type`). */
   ofType(type: string): Registration[];
   /** The registration of a type with a name; throws if absent. */

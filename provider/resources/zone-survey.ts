@@ -1,0 +1,102 @@
+import * as cloudflare from "@pulumi/cloudflare";
+import * as pulumi from "@pulumi/pulumi";
+import { Claim, claimFor, ExistingRecord, PlannedRecord, Publisher } from "../dns/existing-records";
+import { SPF_LOOKUP_LIMIT } from "../dns/spf";
+import { checkSpfLookups } from "../dns/spf-lookups";
+import { unquoteTxt } from "../dns/txt";
+import type { ExistingRecordPolicies } from "./existing-record-policies";
+
+/**
+ * What a zone holds at the names a `Domain` publishes to, read through the Cloudflare provider's
+ * own `getDnsRecords` (so with the provider, token and base URL the records are published with):
+ * one read per name and program run, shared by every question about that name.
+ */
+export class ZoneSurvey {
+  private readonly reads = new Map<string, Promise<ExistingRecord[]>>();
+
+  constructor(
+    private readonly provider: cloudflare.Provider | undefined,
+    private readonly parent: pulumi.Resource,
+  ) {}
+
+  /** The zone's records named `name` (any type). */
+  recordsAt(zoneId: string, name: string): Promise<ExistingRecord[]> {
+    const key = `${zoneId}/${name}`;
+    let read = this.reads.get(key);
+    if (!read) {
+      read = cloudflare
+        .getDnsRecords({ zoneId, name: { exact: name } }, { provider: this.provider, parent: this.parent })
+        .then((found) => (found.results ?? []).map(existingRecord));
+      this.reads.set(key, read);
+    }
+    return read;
+  }
+
+  /**
+   * Fails with the component's name and the problem when the zone holds a record at `planned`'s
+   * name that the policy does not allow for; what it will do otherwise is logged at preview.
+   */
+  async check(
+    component: string,
+    zoneId: string,
+    planned: PlannedRecord,
+    policies: ExistingRecordPolicies,
+    publisher: Publisher,
+  ): Promise<Claim> {
+    const zone = await this.recordsAt(zoneId, planned.name);
+    const claim = claimFor(planned, zone, policies.of(planned.purpose), publisher);
+    if (claim.action === "refuse")
+      throw new pulumi.ResourceError(`Domain ${component}: ${claim.problem}`, this.parent);
+    if (claim.action === "merge") await this.checkMerge(component, planned, claim);
+    if (claim.action === "adopt" || claim.action === "overwrite" || claim.action === "merge") {
+      const verb = { adopt: "adopts", overwrite: "overwrites", merge: "merges the service's include into" }[
+        claim.action
+      ];
+      pulumi.log.info(
+        `${component}: ${verb} the ${claim.record.type} record at ${claim.record.name} (id ${claim.record.id})`,
+        this.parent,
+      );
+    }
+    return claim;
+  }
+
+  /**
+   * A merged SPF record must stay within RFC 7208's 10 DNS lookups. Before the service has said
+   * which include it needs, the user's record plus one include is what is known: already over the
+   * limit fails at preview; the whole count is made again once the include is known.
+   */
+  private async checkMerge(
+    component: string,
+    planned: PlannedRecord,
+    claim: Extract<Claim, { action: "merge" }>,
+  ) {
+    const merged = claim.content ?? unquoteTxt(claim.record.content);
+    const { problem, warning, total } = await checkSpfLookups(merged, planned.name);
+    const estimate = claim.content === undefined ? total + 1 : total;
+    if (problem || estimate > SPF_LOOKUP_LIMIT) {
+      const why =
+        problem ??
+        `the SPF record at ${planned.name} already needs ${total} DNS lookups, and the service's include adds at least 1: ` +
+          `over the limit of ${SPF_LOOKUP_LIMIT} (RFC 7208 §4.6.4), receivers would return permerror.`;
+      throw new pulumi.ResourceError(
+        `Domain ${component}: cannot merge into the SPF record at ${planned.name}: ${why}`,
+        this.parent,
+      );
+    }
+    if (warning) pulumi.log.warn(`${component}: ${warning}`, this.parent);
+  }
+}
+
+/** A result of `getDnsRecords` as the rules read records. */
+function existingRecord(result: cloudflare.types.output.GetDnsRecordsResult): ExistingRecord {
+  return {
+    id: result.id,
+    name: result.name.toLowerCase(),
+    type: result.type.toUpperCase(),
+    content: result.content ?? "",
+    ...(result.type.toUpperCase() === "MX" && typeof result.priority === "number"
+      ? { priority: result.priority }
+      : {}),
+    comment: result.comment || null,
+  };
+}

@@ -1,0 +1,423 @@
+import { promises as dns } from "node:dns";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt, unquoteTxt } from "../../provider/dns";
+import { useEmulator } from "../support/emulator";
+import { destroyRun, DNS_RECORD_TYPE, ProgramRun, runProgram, RunOptions } from "../support/live-mocks";
+
+/**
+ * DNS ownership: a zone that already holds records where a domain publishes its own. Programs run
+ * under the live mocks against the emulator: the zone is read through `cloudflare.getDnsRecords`
+ * (answered from the Cloudflare stand-in as the provider reads it), claimed records are written
+ * by the package itself, verification resolves the records through the emulator's DNS server,
+ * and `destroyRun` deletes what a run made as `pulumi destroy` would.
+ */
+
+const CLAIMED = "email-delivery:ClaimedDnsRecord";
+const SERVICE_DOMAIN = "email-delivery:Domain";
+const SERVICE_SPF = "v=spf1 a mx include:spf.postal.example.com ~all";
+const GOOGLE_SPF = "v=spf1 include:_spf.google.com ~all";
+
+interface ZoneRecordFields {
+  name: string;
+  type: string;
+  content: string;
+  priority?: number;
+  ttl?: number;
+  comment?: string;
+}
+
+const emulator = useEmulator();
+let zoneId: string;
+let counter = 0;
+/** A domain name no other test uses, in the stand-in's zone (example.com). */
+const freshName = () => `own${++counter}-${process.pid}.example.com`;
+
+beforeAll(() => {
+  zoneId = emulator().cloudflare.zones[0].id;
+  // SPF lookups (the merge's limit check) resolve through the emulator's DNS server, never elsewhere.
+  dns.setServers([emulator().dns.address]);
+});
+
+/** Cloudflare's API on the stand-in, as a user's own tooling or the dashboard would call it. */
+async function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${emulator().cloudflare.url}/zones/${zoneId}/dns_records${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${emulator().cloudflare.apiToken}`,
+      "Content-Type": "application/json",
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await response.json()) as {
+    success: boolean;
+    result: Record<string, unknown>;
+    errors: unknown;
+  };
+  if (!answer.success) throw new Error(`${method} ${path}: ${JSON.stringify(answer.errors)}`);
+  return answer.result;
+}
+
+/** A record made by hand, before the stack runs. */
+async function userRecord(fields: ZoneRecordFields): Promise<Record<string, unknown>> {
+  const content = fields.type === "TXT" ? quoteTxt(fields.content) : fields.content;
+  return cloudflare("POST", "", { ttl: 3600, proxied: false, ...fields, content });
+}
+
+/** The zone's records at `name`, as Cloudflare holds them. */
+async function recordsAt(name: string): Promise<Record<string, unknown>[]> {
+  const list = await cloudflare("GET", `?name.exact=${encodeURIComponent(name)}&per_page=100`);
+  return list as unknown as Record<string, unknown>[];
+}
+
+const txtAt = async (name: string) =>
+  (await recordsAt(name)).filter((r) => r.type === "TXT").map((r) => unquoteTxt(String(r.content)));
+
+function domainProgram(name: string, args: Partial<DomainArgs> = {}) {
+  return () => {
+    const domain = new Domain("mail", {
+      name,
+      ...args,
+      cloudflare: { zoneId, ...args.cloudflare },
+      verification: args.verification ?? { timeoutSeconds: 30, pollIntervalSeconds: 1 },
+    });
+    return {
+      verified: domain.verified,
+      spfStatus: domain.spfStatus,
+      mxStatus: domain.mxStatus,
+      returnPathStatus: domain.returnPathStatus,
+      domainId: domain.domainId,
+    };
+  };
+}
+
+const live = (): RunOptions => ({ mode: "live", emulator: emulator(), timeoutMs: 60_000 });
+const preview = (): RunOptions => ({ mode: "preview", emulator: emulator(), timeoutMs: 5000 });
+const writes = () =>
+  emulator()
+    .requests.all()
+    .filter((entry) => !entry.endpoint.endsWith(".list") && !entry.endpoint.endsWith(".get"));
+const messages = (run: ProgramRun<string>) => run.errors.map((error) => error.message).join("\n");
+
+describe("a record in the way, with the default policy", () => {
+  it("fails the preview naming the record, its content and the choices; nothing is written", async () => {
+    const name = freshName();
+    await userRecord({ name, type: "TXT", content: GOOGLE_SPF, comment: "office mail" });
+    emulator().requests.clear();
+    const run = await runProgram(domainProgram(name), preview());
+    expect(messages(run)).toContain(
+      `Domain mail: the zone already has an SPF record at ${name} that this stack did not make: TXT "${GOOGLE_SPF}"`,
+    );
+    expect(messages(run)).toContain('comment "office mail"');
+    expect(messages(run)).toContain("`cloudflare.existingRecords.spf`");
+    expect(writes()).toEqual([]);
+    expect(run.ofType(SERVICE_DOMAIN).every((r) => r.status !== "created")).toBe(true);
+  });
+
+  it("creates nothing on the service in an `up` either: the domain waits for the zone check", async () => {
+    const name = freshName();
+    await userRecord({ name: `psrp.${name}`, type: "CNAME", content: "bounces.elsewhere.example.net" });
+    emulator().requests.clear();
+    const run = await runProgram(domainProgram(name), live());
+    expect(messages(run)).toContain(`a return-path record at psrp.${name} that this stack did not make`);
+    expect(writes()).toEqual([]);
+    expect(emulator().state.domains.some((domain) => domain.name === name)).toBe(false);
+  });
+
+  it("refuses Google's MX records at the apex at preview: mail would be split", async () => {
+    const name = freshName();
+    await userRecord({ name, type: "MX", content: "aspmx.l.google.com", priority: 1 });
+    await userRecord({ name, type: "MX", content: "alt1.aspmx.l.google.com", priority: 5 });
+    const run = await runProgram(domainProgram(name), preview());
+    expect(messages(run)).toContain(
+      `the zone already has MX records at ${name} that this stack did not make`,
+    );
+    expect(messages(run)).toContain('MX 1 "aspmx.l.google.com"');
+    expect(messages(run)).toContain("split incoming mail");
+  });
+});
+
+describe("adopt: an identical record", () => {
+  it("is managed without a second create, and left as it was on destroy", async () => {
+    const name = freshName();
+    const theirs = await userRecord({ name, type: "TXT", content: SERVICE_SPF, comment: "set up by hand" });
+    emulator().requests.clear();
+    const options = live();
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "adopt" } } }),
+      options,
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toMatchObject({ verified: true, spfStatus: "OK" });
+
+    const spf = run.get(CLAIMED, "mail-spf");
+    expect(spf.id).toBe(theirs.id);
+    expect(spf.state).toMatchObject({ ownership: "adopted", recordId: theirs.id });
+    // DKIM, return path and two MX records: no create for SPF.
+    expect(emulator().requests.count("cloudflare:dns_records.create")).toBe(4);
+    expect(await txtAt(name)).toEqual([SERVICE_SPF]);
+
+    const destroyed = await destroyRun(run, options);
+    expect(destroyed.errors).toEqual([]);
+    expect(await recordsAt(name)).toEqual([
+      expect.objectContaining({ id: theirs.id, comment: "set up by hand" }),
+    ]);
+  });
+});
+
+describe("overwrite", () => {
+  it("leaves one record with the service's content, verified, and restores the user's on destroy", async () => {
+    const name = freshName();
+    const theirs = await userRecord({
+      name: `psrp.${name}`,
+      type: "CNAME",
+      content: "bounces.elsewhere.example.net",
+      ttl: 7200,
+      comment: "old bounce host",
+    });
+    const options = live();
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { returnPath: "overwrite" } } }),
+      options,
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toMatchObject({ verified: true, returnPathStatus: "OK" });
+    const now = await recordsAt(`psrp.${name}`);
+    expect(now).toEqual([
+      expect.objectContaining({
+        id: theirs.id,
+        type: "CNAME",
+        content: "rp.postal.example.com",
+        comment: "pulumi email-delivery/test: email return path",
+      }),
+    ]);
+
+    const destroyed = await destroyRun(run, options);
+    expect(destroyed.errors).toEqual([]);
+    expect(await recordsAt(`psrp.${name}`)).toEqual([
+      expect.objectContaining({
+        id: theirs.id,
+        content: "bounces.elsewhere.example.net",
+        ttl: 7200,
+        comment: "old bounce host",
+      }),
+    ]);
+  });
+});
+
+describe("SPF merge", () => {
+  it("adds the service's include to the user's record, passes the SPF check through DNS, and takes out only that on destroy", async () => {
+    const name = freshName();
+    const theirs = await userRecord({ name, type: "TXT", content: GOOGLE_SPF, comment: "office mail" });
+    const options = live();
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+      options,
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toMatchObject({ verified: true, spfStatus: "OK" });
+    expect(await txtAt(name)).toEqual(["v=spf1 include:_spf.google.com include:spf.postal.example.com ~all"]);
+    expect(run.get(CLAIMED, "mail-spf").state).toMatchObject({
+      ownership: "merged",
+      added: ["spf.postal.example.com"],
+    });
+    expect((await recordsAt(name)).find((r) => r.type === "TXT")).toMatchObject({
+      id: theirs.id,
+      comment: "office mail",
+    });
+    // The preview said what would happen, and warned that Google's include could not be followed here.
+    expect(run.programLogs.join("\n")).toContain(
+      `mail: merges the service's include into the TXT record at ${name}`,
+    );
+
+    const destroyed = await destroyRun(run, options);
+    expect(destroyed.errors).toEqual([]);
+    expect(await txtAt(name)).toEqual([GOOGLE_SPF]);
+  });
+
+  it("refuses at preview a record that is already at the 10-lookup limit, with the count", async () => {
+    const name = freshName();
+    const includes = Array.from({ length: 10 }, (_, i) => `include:spf${i}.${name}`);
+    for (let i = 0; i < 10; i++)
+      await userRecord({ name: `spf${i}.${name}`, type: "TXT", content: "v=spf1 -all" });
+    await userRecord({ name, type: "TXT", content: `v=spf1 ${includes.join(" ")} -all` });
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+      preview(),
+    );
+    expect(messages(run)).toContain(
+      `Domain mail: cannot merge into the SPF record at ${name}: the SPF record at ${name} already needs 10 DNS lookups`,
+    );
+    expect(messages(run)).toContain("RFC 7208 §4.6.4");
+  });
+
+  it("refuses a record already over the limit at preview, counting through its includes", async () => {
+    const name = freshName();
+    // 3 includes of 3 lookups each: 12, and nothing of the service's yet.
+    for (let i = 0; i < 3; i++) {
+      await userRecord({
+        name: `nested${i}.${name}`,
+        type: "TXT",
+        content: `v=spf1 a mx include:leaf.${name} -all`,
+      });
+    }
+    await userRecord({ name: `leaf.${name}`, type: "TXT", content: "v=spf1 -all" });
+    await userRecord({
+      name,
+      type: "TXT",
+      content: `v=spf1 include:nested0.${name} include:nested1.${name} include:nested2.${name} ~all`,
+    });
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+      preview(),
+    );
+    expect(messages(run)).toContain(
+      `cannot merge into the SPF record at ${name}: SPF needs at least 12 DNS lookups`,
+    );
+    expect(messages(run)).toContain(`include:nested0.${name} 4`);
+  });
+
+  it("refuses at up, before writing, a merge that the service's own include takes over the limit", async () => {
+    const name = freshName();
+    // The user's record needs 9 lookups (fine at preview: 9 + 1); the service's include resolves
+    // to a record of 2 more, known only once the service has named it: 9 + 1 + 2 = 12.
+    for (let i = 0; i < 3; i++)
+      await userRecord({ name: `n${i}.${name}`, type: "TXT", content: "v=spf1 a mx -all" });
+    const mine = `v=spf1 include:n0.${name} include:n1.${name} include:n2.${name} ~all`;
+    await userRecord({ name, type: "TXT", content: mine });
+    const service = await userRecord({
+      name: "spf.postal.example.com",
+      type: "TXT",
+      content: "v=spf1 a mx -all",
+    });
+    try {
+      const run = await runProgram(
+        domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+        live(),
+      );
+      expect(messages(run)).toMatch(
+        new RegExp(
+          `SPF record ${name.replace(/\./g, "\\.")}: merged, it would be ".+": SPF needs 12 DNS lookups, over the limit of 10`,
+        ),
+      );
+      expect(messages(run)).toContain("Nothing was changed in the zone.");
+      expect(await txtAt(name)).toEqual([mine]);
+    } finally {
+      await cloudflare("DELETE", `/${String(service.id)}`);
+    }
+  });
+
+  it("refuses two SPF records whatever the policy", async () => {
+    const name = freshName();
+    await userRecord({ name, type: "TXT", content: GOOGLE_SPF });
+    await userRecord({ name, type: "TXT", content: "v=spf1 include:spf.protection.outlook.com -all" });
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+      preview(),
+    );
+    expect(messages(run)).toContain(`the zone already has 2 SPF records at ${name}`);
+    expect(messages(run)).toContain("permerror");
+  });
+});
+
+describe("a sending-only domain (mx: false)", () => {
+  it("publishes no MX record beside the user's, and verifies without the MX check", async () => {
+    const name = freshName();
+    await userRecord({ name, type: "MX", content: "aspmx.l.google.com", priority: 1 });
+    const run = await runProgram(domainProgram(name, { mx: false }), live());
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toMatchObject({
+      verified: true,
+      spfStatus: "OK",
+      returnPathStatus: "OK",
+      mxStatus: "Missing",
+    });
+    expect(
+      run
+        .ofType(DNS_RECORD_TYPE)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(["mail-dkim", "mail-return-path", "mail-spf"]);
+    expect(run.get("email-delivery:DomainVerification", "mail-verification").inputs.checks).toEqual([
+      "spf",
+      "dkim",
+      "returnPath",
+    ]);
+    expect((await recordsAt(name)).filter((r) => r.type === "MX").map((r) => r.content)).toEqual([
+      "aspmx.l.google.com",
+    ]);
+  });
+
+  it("refuses a verification that asks for the MX check anyway", async () => {
+    const run = await runProgram(
+      domainProgram(freshName(), { mx: false, verification: { checks: ["spf", "mx"] } }),
+      preview(),
+    );
+    expect(messages(run)).toContain('verification.checks asks for "mx" but mx is false');
+  });
+
+  it("with `existingRecords.mx: \"add\"`, publishes the service's MX beside the user's", async () => {
+    const name = freshName();
+    await userRecord({ name, type: "MX", content: "aspmx.l.google.com", priority: 1 });
+    const options = live();
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { mx: "add" } } }),
+      options,
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toMatchObject({ verified: true, mxStatus: "OK" });
+    const mx = (await recordsAt(name)).filter((r) => r.type === "MX").map((r) => r.content);
+    expect(mx.sort()).toEqual(["aspmx.l.google.com", "mx1.postal.example.com", "mx2.postal.example.com"]);
+    await destroyRun(run, options);
+    expect((await recordsAt(name)).filter((r) => r.type === "MX").map((r) => r.content)).toEqual([
+      "aspmx.l.google.com",
+    ]);
+  });
+});
+
+describe("DMARC", () => {
+  it("publishes the policy at _dmarc, deletes it on destroy, and nothing waits for it", async () => {
+    const name = freshName();
+    const options = live();
+    const run = await runProgram(
+      domainProgram(name, {
+        dmarc: { policy: "quarantine", aggregateReports: ["mailto:dmarc@example.com"] },
+      }),
+      options,
+    );
+    expect(run.errors).toEqual([]);
+    expect(await txtAt(`_dmarc.${name}`)).toEqual(["v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com"]);
+    const verification = run.get("email-delivery:DomainVerification", "mail-verification");
+    expect(run.dependsOn(verification, run.get(DNS_RECORD_TYPE, "mail-dmarc"))).toBe(false);
+    await destroyRun(run, options);
+    expect(await recordsAt(`_dmarc.${name}`)).toEqual([]);
+  });
+
+  it("refuses bad inputs at preview, naming the property, before anything is registered", async () => {
+    const run = await runProgram(
+      domainProgram(freshName(), { dmarc: { policy: "reject", aggregateReports: ["dmarc@example.com"] } }),
+      preview(),
+    );
+    expect(messages(run)).toContain("dmarc.aggregateReports[0]");
+    expect(messages(run)).toContain("mailto:");
+    expect(run.ofType(SERVICE_DOMAIN)).toEqual([]);
+  });
+
+  it("is subject to the same policy for a record already at _dmarc", async () => {
+    const name = freshName();
+    await userRecord({ name: `_dmarc.${name}`, type: "TXT", content: "v=DMARC1; p=none" });
+    const run = await runProgram(domainProgram(name, { dmarc: { policy: "reject" } }), preview());
+    expect(messages(run)).toContain(`a DMARC record at _dmarc.${name} that this stack did not make`);
+  });
+});
+
+describe("ownership marks", () => {
+  it("a second run finds its own records and changes nothing; another stack's are someone else's", async () => {
+    const name = freshName();
+    const first = await runProgram(domainProgram(name), live());
+    expect(first.errors).toEqual([]);
+    const again = await runProgram(domainProgram(name), preview());
+    expect(again.errors).toEqual([]);
+    const otherStack = await runProgram(domainProgram(name), { ...preview(), stack: "production" });
+    expect(messages(otherStack)).toContain("made by stack email-delivery/test");
+  });
+});
