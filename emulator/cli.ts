@@ -1,13 +1,19 @@
 /**
- * `npm run emulator`: starts the email API, the Cloudflare stand-in and the DNS server on fixed
- * loopback ports and prints the settings to paste into an env file. Ctrl-C stops them.
+ * `pulumi-email-delivery-emulator` (the package's command; `npm run emulator` in a clone): starts
+ * the email API, the Cloudflare stand-in and the DNS server on fixed loopback ports and prints the
+ * settings to paste into an env file. Ctrl-C stops them.
  */
 import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
 import { Emulator, startEmulator } from "./start";
 
-const HELP = `Usage: npm run emulator -- [options]
+const HELP = `Usage: pulumi-email-delivery-emulator [options]
+       (in a clone of the repository: npm run emulator -- [options])
+
+Starts a local email delivery service, a Cloudflare DNS-records API and a DNS server that serves
+the Cloudflare zones, on 127.0.0.1, and prints their settings as an env file. Ctrl-C stops them.
+A port of 0 takes a free one (the settings printed say which).
 
   --email-port N        email API port (default 7700)
   --cloudflare-port N   Cloudflare stand-in port (default 7701)
@@ -97,17 +103,22 @@ export async function runCli(
   return emulator;
 }
 
-if (require.main === module) {
-  runCli(process.argv.slice(2)).then(
-    (emulator) => {
-      if (!emulator) return;
-      const stop = () => emulator.stop().then(() => process.exit(0));
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    },
-    (error: Error) => {
-      console.error(`emulator: ${error.message}`);
-      process.exit(1);
-    },
-  );
+/**
+ * The command: starts the emulator, stops it on Ctrl-C or SIGTERM, and exits 1 with one line
+ * (no stack trace) on a bad option or a failed start.
+ */
+export function main(args: string[]): void {
+  const started = runCli(args);
+  // Listening before the servers start: a Ctrl-C right after "ready" must stop them, not kill the process.
+  const stop = () => {
+    started.then((emulator) => emulator?.stop()).finally(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  started.catch((error: Error) => {
+    console.error(`emulator: ${error.message}`);
+    process.exit(1);
+  });
 }
+
+if (require.main === module) main(process.argv.slice(2));

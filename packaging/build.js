@@ -1,4 +1,4 @@
-// `npm run build` (and so `prepare`): dist/ from provider/ with tsc, then a stamp of what it was
+// `npm run build` (and so `prepare`): dist/ from provider/ and emulator/ with tsc, then a stamp of what it was
 // built from. A build whose stamp matches the sources is not made again (`--force` makes it):
 // npm runs `prepare` twice for a git install, and jest's setup right after `npm ci` would compile
 // the package a second time.
@@ -9,20 +9,25 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 const ROOT = path.resolve(__dirname, "..");
-/** In dist/, beside what `files` in package.json ships (dist/provider): never packed. */
+/** In dist/, beside the folders `files` in package.json ships: never packed. */
 const STAMP = path.join("dist", ".build-stamp");
-/** What the build reads besides provider/: a change to any of them makes a new build. */
+/** What the build reads besides its source folders: a change to any of them makes a new build. */
 const CONFIG_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json"];
+/** The folders the build compiles (tsconfig.build.json "include"). */
+const SOURCE_FOLDERS = ["provider", "emulator"];
 
 /** A hash of every file the build in `root` compiles from, and of the compiler's version. */
 function sourceHash(root = ROOT) {
   const hash = createHash("sha256");
-  const provider = fs
-    .readdirSync(path.join(root, "provider"), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
-    .sort();
-  for (const file of [...CONFIG_FILES, ...provider]) {
+  const sources = SOURCE_FOLDERS.flatMap((folder) =>
+    fs.existsSync(path.join(root, folder))
+      ? fs
+          .readdirSync(path.join(root, folder), { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile())
+          .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
+      : [],
+  ).sort();
+  for (const file of [...CONFIG_FILES, ...sources]) {
     hash
       .update(`${file}\0`)
       .update(fs.readFileSync(path.join(root, file)))

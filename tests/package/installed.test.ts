@@ -18,6 +18,7 @@ import { providerLoaderText, StoredProviderName } from "../../provider/providers
 import { publishRecords } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { ProviderHost, rpcSecret, startProviderHost, urnFor } from "../support/provider-host";
+import { FREE_PORTS, startCommand } from "../support/command";
 import { readmeBlock } from "../support/readme";
 
 /**
@@ -173,11 +174,9 @@ it("npm pack (of a clean clone built by its prepare script) ships the compiled p
   const documents = ["CHANGELOG.md", "LICENSE", "README.md", "package.json"];
   expect(packed.files.filter((file) => !file.startsWith("dist/"))).toEqual(documents);
   const compiled = packed.files.filter((file) => file.startsWith("dist/"));
-  expect(compiled.every((file) => /^dist\/provider\/.+\.(js|d\.ts)$/.test(file))).toBe(true);
-  for (const entry of ["index", "providers-entry"]) {
-    expect(compiled).toEqual(
-      expect.arrayContaining([`dist/provider/${entry}.js`, `dist/provider/${entry}.d.ts`]),
-    );
+  expect(compiled.every((file) => /^dist\/(provider|emulator)\/.+\.(js|d\.ts)$/.test(file))).toBe(true);
+  for (const entry of ["provider/index", "provider/providers-entry", "emulator/index", "emulator/bin"]) {
+    expect(compiled).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.d.ts`]));
   }
 }, 600_000);
 
@@ -224,6 +223,27 @@ it("installed from tarball: the demo's project records the vendored tarball and 
   expect(manifest.dependencies[PACKAGE_NAME]).toMatch(/^file:vendor\/pulumi-email-delivery-.+\.tgz$/);
   const installed = await fs.lstat(path.join(project.dir, "node_modules", PACKAGE_NAME));
   expect(installed.isSymbolicLink()).toBe(false);
+}, 600_000);
+
+it("installed from tarball: the emulator's command runs from the project (npx), and starts and stops", async () => {
+  const { project } = await installs.get("tarball")!;
+  const npx = (args: string[]) =>
+    run("npx", ["--no-install", "pulumi-email-delivery-emulator", ...args], { cwd: project.dir });
+  expect(await npx(["--help"])).toMatch(/^Usage: pulumi-email-delivery-emulator \[options\]/);
+  // Started from the installed command (what npx runs), on free ports, then stopped as Ctrl-C would.
+  const command = startCommand(
+    path.join(project.dir, "node_modules", ".bin", "pulumi-email-delivery-emulator"),
+    FREE_PORTS,
+    project.dir,
+  );
+  try {
+    expect(await command.waitFor(/^EMAIL_DELIVERY_BASE_URL=/)).toMatch(
+      /^EMAIL_DELIVERY_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/,
+    );
+    await command.waitFor(/^# ready; Ctrl-C to stop$/);
+  } finally {
+    expect(await command.stop()).toBe(0);
+  }
 }, 600_000);
 
 describe.each(WAYS)("installed from %s", (way) => {

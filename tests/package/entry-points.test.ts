@@ -1,0 +1,84 @@
+import { REPO_ROOT } from "../../packaging/clean-clone";
+import { run } from "../../packaging/commands";
+import { envSettings, FREE_PORTS, startCommand } from "../support/command";
+
+/**
+ * The package's entry points as Node resolves them by name (here the build in dist/, as for a
+ * user): the resources and providers load nothing of the emulator, and the emulator's entry point
+ * and command work on their own. tests/package/installed.test.ts runs the command from an
+ * installed copy too.
+ */
+
+const BIN = `${REPO_ROOT}/dist/emulator/bin.js`;
+describe("entry points", () => {
+  it("the resources and the stored-state entry point load no module of the emulator", async () => {
+    const loaded = await run(
+      process.execPath,
+      [
+        "-e",
+        'require("pulumi-email-delivery"); require("pulumi-email-delivery/providers");' +
+          "process.stdout.write(JSON.stringify(Object.keys(require.cache)))",
+      ],
+      { cwd: REPO_ROOT },
+    );
+    const files = JSON.parse(loaded) as string[];
+    expect(files.some((file) => file.includes("/dist/provider/"))).toBe(true);
+    expect(files.filter((file) => file.includes("/dist/emulator/") || file.includes("/dns-packet/"))).toEqual(
+      [],
+    );
+  });
+
+  it("pulumi-email-delivery/emulator starts and stops an emulator on free ports", async () => {
+    const loaded = await run(
+      process.execPath,
+      [
+        "-e",
+        `const { startEmulator } = require("pulumi-email-delivery/emulator");
+         startEmulator().then(async (emulator) => {
+           const answer = await fetch(emulator.emailApi.url + "/api/v1/domains/list", {
+             method: "POST", headers: { "X-Server-API-Key": emulator.emailApi.apiKey, "Content-Type": "application/json" }, body: "{}" });
+           process.stdout.write(JSON.stringify({ status: answer.status, body: await answer.json() }));
+           await emulator.stop();
+         });`,
+      ],
+      { cwd: REPO_ROOT },
+    );
+    expect(JSON.parse(loaded)).toMatchObject({ status: 200, body: { status: "success", data: [] } });
+  });
+
+  describe("the command", () => {
+    it("--help says how to use it and exits", async () => {
+      const help = await run(process.execPath, [BIN, "--help"], { cwd: REPO_ROOT });
+      expect(help).toMatch(/^Usage: pulumi-email-delivery-emulator \[options\]/);
+      expect(help).toContain("--state FILE");
+    });
+
+    it("a bad option: one line, exit 1", async () => {
+      const error = await run(process.execPath, [BIN, "--email-port", "99999"], { cwd: REPO_ROOT }).catch(
+        (e: Error) => e,
+      );
+      expect(String(error)).toContain("emulator: --email-port: not a port: 99999");
+      expect(String(error)).not.toMatch(/^\s+at /m);
+    });
+
+    it("prints its settings, serves them, and stops on Ctrl-C", async () => {
+      const command = startCommand(process.execPath, [BIN, ...FREE_PORTS], REPO_ROOT);
+      try {
+        await command.waitFor(/^# ready/);
+        const settings = envSettings(command.lines);
+        const answer = await fetch(`${settings.EMAIL_DELIVERY_BASE_URL}/api/v1/domains/list`, {
+          method: "POST",
+          headers: {
+            "X-Server-API-Key": settings.EMAIL_DELIVERY_API_KEY,
+            "Content-Type": "application/json",
+          },
+          body: "{}",
+        });
+        expect(answer.status).toBe(200);
+        expect(settings.EMULATOR_DNS_SERVER).toMatch(/^127\.0\.0\.1:\d+$/);
+      } finally {
+        expect(await command.stop()).toBe(0);
+      }
+    });
+  });
+});
