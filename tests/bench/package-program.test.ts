@@ -3,7 +3,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { PROGRAM } from "../../bench/package";
 import { useEmulator } from "../support/emulator";
-import { runProgram } from "../support/live-mocks";
+import { runProgram } from "../../testing";
 
 /**
  * `npm run bench` starts by running this program in a project with the package installed, to read

@@ -6,7 +6,7 @@ import { startEmulator } from "../../emulator";
 import { runUnderMocks } from "../../packaging/program-under-mocks";
 import { providerLoaderText } from "../../provider/providers/loader";
 import { useEmulator } from "../support/emulator";
-import { DNS_RECORD_TYPE, runProgram } from "../support/live-mocks";
+import { DNS_RECORD_TYPE, runProgram } from "../../testing";
 
 /**
  * The examples users copy, run as Pulumi would run them (their dynamic resources executed through

@@ -174,8 +174,16 @@ it("npm pack (of a clean clone built by its prepare script) ships the compiled p
   const documents = ["CHANGELOG.md", "LICENSE", "README.md", "package.json"];
   expect(packed.files.filter((file) => !file.startsWith("dist/"))).toEqual(documents);
   const compiled = packed.files.filter((file) => file.startsWith("dist/"));
-  expect(compiled.every((file) => /^dist\/(provider|emulator)\/.+\.(js|d\.ts)$/.test(file))).toBe(true);
-  for (const entry of ["provider/index", "provider/providers-entry", "emulator/index", "emulator/bin"]) {
+  expect(compiled.every((file) => /^dist\/(provider|emulator|testing)\/.+\.(js|d\.ts)$/.test(file))).toBe(
+    true,
+  );
+  for (const entry of [
+    "provider/index",
+    "provider/providers-entry",
+    "emulator/index",
+    "emulator/bin",
+    "testing/index",
+  ]) {
     expect(compiled).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.d.ts`]));
   }
 }, 600_000);

@@ -1,7 +1,7 @@
 import { Domain, Route } from "../../provider";
 import { publishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
-import { DNS_RECORD_TYPE, runProgram } from "../support/live-mocks";
+import { DNS_RECORD_TYPE, runProgram } from "../../testing";
 
 /** The Domain component's options, run live against the emulator (and one preview). */
 describe("Domain options", () => {

@@ -2,7 +2,7 @@ import { Emulator } from "../../emulator";
 import { Domain, DomainArgs, Route } from "../../provider";
 import { unquoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
-import { DNS_RECORD_TYPE, ProgramRun, Registration, runProgram, UNKNOWN_MARKER } from "../support/live-mocks";
+import { DNS_RECORD_TYPE, ProgramRun, Registration, runProgram, UNKNOWN_MARKER } from "../../testing";
 
 /**
  * The program the issue describes, under `setMocks`: two domains (one publishing its records in

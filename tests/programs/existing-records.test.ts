@@ -2,7 +2,7 @@ import { promises as dns } from "node:dns";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
-import { destroyRun, DNS_RECORD_TYPE, ProgramRun, runProgram, RunOptions } from "../support/live-mocks";
+import { destroyRun, DNS_RECORD_TYPE, ProgramRun, runProgram, RunOptions } from "../../testing";
 
 /**
  * DNS ownership: a zone that already holds records where a domain publishes its own. Programs run

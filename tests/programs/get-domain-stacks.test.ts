@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Emulator } from "../../emulator";
 import { Domain, getDomainOutput, Route } from "../../provider";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
-import { Registration, runProgram, RunOptions } from "../support/live-mocks";
+import { Registration, runProgram, RunOptions } from "../../testing";
 
 /**
  * A domain owned by one stack, routes in another (README "Domain owned by another stack"): the

@@ -1,7 +1,7 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { useEmulator } from "../support/emulator";
-import { DNS_RECORD_TYPE, runProgram, STACK_TYPE, UNKNOWN_MARKER } from "../support/live-mocks";
+import { DNS_RECORD_TYPE, runProgram, STACK_TYPE, UNKNOWN_MARKER } from "../../testing";
 
 /**
  * The live-mocks harness itself, with a small dynamic provider defined here (plain objects and

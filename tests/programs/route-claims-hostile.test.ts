@@ -3,7 +3,7 @@ import { Route } from "../../provider";
 import { ServiceDomain } from "../../provider/resources/service-domain";
 import { routeProvider } from "../../provider/providers";
 import { UNKNOWN as RPC_UNKNOWN } from "../../provider/inputs";
-import { runProgram, UNKNOWN_MARKER } from "../support/live-mocks";
+import { runProgram, UNKNOWN_MARKER } from "../../testing";
 
 const ROUTE = "email-delivery:Route";
 

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Route } from "../../provider";
 import { useEmulator } from "../support/emulator";
-import { runProgram } from "../support/live-mocks";
+import { runProgram } from "../../testing";
 
 /** Two Route resources declaring one route (same name, same domain) in one program. */
 describe("program: a route declared twice", () => {

@@ -6,7 +6,7 @@ import { forgetConfig, setClientDefaults } from "../../provider/providers/connec
 import { Domain, Route } from "../../provider";
 import { publishRecords } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
-import { runProgram } from "../support/live-mocks";
+import { runProgram } from "../../testing";
 import { configureRequest, loaderTexts } from "../support/providers";
 import {
   isHostCallError,

@@ -32,8 +32,8 @@ export const REPO_ROOT = path.resolve(__dirname, "../..");
 /** The project name of ../../Pulumi.yaml; unqualified config keys are prefixed with it. */
 export const PROJECT = "email-delivery";
 
-// The engine's unknown sentinel and secret form, for the tests that drive a host (see engine-wire).
-export { rpcSecret, UNKNOWN } from "./engine-wire";
+// The engine's unknown sentinel and secret form, for the tests that drive a host (see testing/engine-wire.ts).
+export { rpcSecret, UNKNOWN } from "../../testing/engine-wire";
 export { serializeProvider } from "./serialize-provider";
 export { isHostCallError } from "./host-grpc";
 export type { HostCallError, Props, ResourceInitFailure } from "./host-grpc";

@@ -1,5 +1,6 @@
+import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
-import { Struct } from "google-protobuf/google/protobuf/struct_pb";
+import type { Struct as StructType } from "google-protobuf/google/protobuf/struct_pb";
 import { isRpcSecret, UNKNOWN } from "./engine-wire";
 import { UNKNOWN_MARKER } from "./program-run";
 
@@ -41,8 +42,15 @@ export function rpcValue(value: unknown): unknown {
  * converts a provider's results. It also rejects `undefined` values ("Unexpected struct type."),
  * which a real host would reject too.
  */
-export const throughStruct = (value: Record<string, unknown>): Record<string, unknown> =>
-  Struct.fromJavaScript(value as Parameters<typeof Struct.fromJavaScript>[0]).toJavaScript();
+export function throughStruct(value: Record<string, unknown>): Record<string, unknown> {
+  // google-protobuf as @pulumi/pulumi has it: a dependency of its own, not necessarily the project's.
+  const { Struct } = createRequire(require.resolve("@pulumi/pulumi"))(
+    "google-protobuf/google/protobuf/struct_pb",
+  ) as {
+    Struct: typeof StructType;
+  };
+  return Struct.fromJavaScript(value as Parameters<typeof StructType.fromJavaScript>[0]).toJavaScript();
+}
 
 export const errorMessage = (error: unknown): string =>
   error instanceof Error || (isRecord(error) && typeof error.message === "string")

@@ -1,8 +1,8 @@
-import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
+import { createDnsRecord, getDnsRecords } from "./cloudflare-mocks";
 import { errorMessage, isRecord, plainValue, rpcValue, throughStruct } from "./mock-values";
+import { DynamicProvider, loadProvider, nodeRealm, runConfig, SECRET_CONFIG_KEYS } from "./node-realm";
 import {
-  CloudflareRecordBody,
   DNS_RECORD_TYPE,
   DYNAMIC_TYPE_PREFIX,
   GET_DNS_RECORDS,
@@ -33,37 +33,9 @@ import {
  * Pulumi's runtime is process-global, so runs are strictly sequential and each one starts with a
  * fresh `setMocks` and drains every registration before it returns.
  *
- * What a run takes and gives is in program-run.ts, the value conversions in mock-values.ts.
+ * What a run takes and gives is in program-run.ts, the value conversions in mock-values.ts, where
+ * providers run in node-realm.ts, the Cloudflare provider's part in cloudflare-mocks.ts.
  */
-
-export * from "./program-run";
-
-// --- Node-realm helpers ---------------------------------------------------------------------------
-
-// The provider host evaluates `__provider` with require-from-string, i.e. in Node's own module
-// system and realm, not jest's sandbox; load it the same way (from @pulumi/pulumi, as the host does).
-const hostRequire = createRequire(require.resolve("@pulumi/pulumi/cmd/dynamic-provider"));
-const requireFromString = hostRequire("require-from-string") as (code: string, filename?: string) => unknown;
-// Inputs reach a provider as plain objects of the host's realm; parse them there so that
-// `instanceof Array` inside a provider behaves as it does under the engine.
-const nodeRealm = requireFromString("module.exports = { JSON, console, process };") as {
-  JSON: JSON;
-  console: Console;
-  // jest gives tests a copy of `process`; rejection events are emitted on the real one.
-  process: NodeJS.Process;
-};
-
-interface DynamicProvider {
-  delete?(id: string, props: Record<string, unknown>): Promise<void>;
-  configure?(req: {
-    config: { get(key: string): string | undefined; require(key: string): string };
-  }): Promise<void>;
-  check?(
-    olds: Record<string, unknown>,
-    news: Record<string, unknown>,
-  ): Promise<{ inputs?: Record<string, unknown>; failures?: { property: string; reason: string }[] }>;
-  create(inputs: Record<string, unknown>): Promise<{ id: string; outs?: Record<string, unknown> }>;
-}
 
 /** Internal (untyped) runtime call that `pulumi up` itself uses to wait for outstanding registrations. */
 const runtimeInternals = pulumi.runtime as unknown as { waitForRPCs(): Promise<void> };
@@ -441,7 +413,7 @@ class Run {
       return { id: undefined, state: raw };
     }
     if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.createDynamic(registration, raw);
-    if (args.type === DNS_RECORD_TYPE) return this.createDnsRecord(registration);
+    if (args.type === DNS_RECORD_TYPE) return createDnsRecord(this.options, registration);
     return { id: args.custom ? `${args.name}-id` : undefined, state: raw };
   }
 
@@ -504,196 +476,4 @@ class Run {
     }
     return provider;
   }
-
-  /** POSTs the record as `cloudflare.DnsRecord` would and returns the state the provider would keep. */
-  private async createDnsRecord(registration: Registration): Promise<pulumi.runtime.MockResourceResult> {
-    const cloudflare = this.options.emulator!.cloudflare;
-    const inputs = registration.inputs;
-    let body: CloudflareRecordBody = {};
-    for (const key of ["comment", "content", "name", "priority", "proxied", "ttl", "type"] as const) {
-      if (inputs[key] !== undefined && inputs[key] !== null)
-        (body as Record<string, unknown>)[key] = inputs[key];
-    }
-    body = this.options.hooks?.cloudflareRecord?.(body, registration) ?? body;
-    const response = await fetch(`${cloudflare.url}/zones/${String(inputs.zoneId)}/dns_records`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${cloudflare.apiToken}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const reply = (await response.json()) as {
-      success: boolean;
-      errors: { code: number; message: string }[];
-      result: Record<string, unknown> | null;
-    };
-    if (!response.ok || !reply.success || !reply.result) {
-      const reasons = reply.errors.map((e) => `${e.code} ${e.message}`).join("; ");
-      throw new Error(`Cloudflare POST dns_records ${response.status}: ${reasons}`);
-    }
-    const result = reply.result;
-    // Inputs as planned plus what the provider computes from the API's answer.
-    const state: Record<string, unknown> = {
-      ...inputs,
-      proxiable: result.proxiable,
-      createdOn: result.created_on,
-      modifiedOn: result.modified_on,
-      meta: JSON.stringify(result.meta ?? {}),
-      settings: result.settings ?? {},
-      tags: result.tags ?? [],
-      ...(result.comment_modified_on !== undefined && { commentModifiedOn: result.comment_modified_on }),
-    };
-    return { id: String(result.id), state };
-  }
-}
-
-/** Config keys marked secret for the program unless a run says otherwise. */
-const SECRET_CONFIG_KEYS = ["emailDelivery:apiKey", "emailDelivery:masterKey", "cloudflare:apiToken"];
-
-/** A run's stack config: the emulator's settings under the options' own. */
-function runConfig(options: RunOptions): Record<string, string> {
-  const emulator = options.emulator;
-  const defaults: Record<string, string | undefined> = emulator
-    ? {
-        "cloudflare:baseUrl": emulator.cloudflare.url,
-        "cloudflare:apiToken": emulator.cloudflare.apiToken,
-        ...(options.mode === "live"
-          ? {
-              "emailDelivery:baseUrl": emulator.emailApi.url,
-              "emailDelivery:apiKey": emulator.emailApi.apiKey,
-            }
-          : {}),
-      }
-    : {};
-  const merged = { ...defaults, ...options.config };
-  return Object.fromEntries(
-    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-}
-
-/** A provider as the host makes one from its text: deserialized, then configured from the stack config. */
-async function loadProvider(
-  text: string,
-  config: Record<string, string>,
-  project = "email-delivery",
-): Promise<DynamicProvider> {
-  const module = requireFromString(text) as { handler(): DynamicProvider };
-  const instance = module.handler();
-  const get = (key: string) => config[key.includes(":") ? key : `${project}:${key}`];
-  await instance.configure?.({
-    config: {
-      get,
-      require: (key) => {
-        const value = get(key);
-        if (value === undefined) throw new Error(`Missing required configuration key: ${key}`);
-        return value;
-      },
-    },
-  });
-  return instance;
-}
-
-/**
- * `cloudflare.getDnsRecords` as the Cloudflare provider answers it: `GET zones/{id}/dns_records`
- * with its filters as dotted query keys, page after page until one comes back empty (it ignores
- * `total_pages`), at most `maxItems` (1000), each record with the provider's camelCase names.
- */
-async function getDnsRecords(
-  emulator: NonNullable<RunOptions["emulator"]>,
-  inputs: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(inputs)) {
-    if (key === "zoneId" || key === "maxItems" || value === undefined || value === null) continue;
-    if (isRecord(value)) {
-      for (const [operator, operand] of Object.entries(value))
-        query.append(`${key}.${operator}`, String(operand));
-    } else {
-      query.append(key, String(value));
-    }
-  }
-  const maxItems = typeof inputs.maxItems === "number" ? inputs.maxItems : 1000;
-  const results: Record<string, unknown>[] = [];
-  for (let page = 1; results.length < maxItems; page++) {
-    query.set("page", String(page));
-    const response = await fetch(
-      `${emulator.cloudflare.url}/zones/${String(inputs.zoneId)}/dns_records?${query}`,
-      {
-        headers: { Authorization: `Bearer ${emulator.cloudflare.apiToken}` },
-      },
-    );
-    const reply = (await response.json()) as {
-      success: boolean;
-      errors: unknown[];
-      result: Record<string, unknown>[] | null;
-    };
-    if (!response.ok || !reply.success || !reply.result) {
-      throw new Error(`Cloudflare GET dns_records ${response.status}: ${JSON.stringify(reply.errors)}`);
-    }
-    if (reply.result.length === 0) break;
-    results.push(...reply.result.map(camelCaseRecord));
-  }
-  return { ...inputs, results: results.slice(0, maxItems) };
-}
-
-/** An API record with the Pulumi SDK's property names (`created_on` → `createdOn`). */
-function camelCaseRecord(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(record).map(([key, value]) => [
-      key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()),
-      value,
-    ]),
-  );
-}
-
-/** What `destroyRun` did: the resources deleted, in order, and what failed. */
-export interface DestroyResult {
-  deleted: string[];
-  errors: RunError[];
-}
-
-/**
- * `pulumi destroy` after a live run, minus the CLI: every resource the run created, dependents
- * first (the reverse of the order they were made in), each deleted as its provider deletes it:
- * dynamic resources by a fresh provider host's `delete` (configured from the stack config, as
- * the engine configures it for a destroy), `cloudflare.DnsRecord`s by `DELETE` on the stand-in.
- */
-export async function destroyRun(run: ProgramRun<string>, options: RunOptions): Promise<DestroyResult> {
-  const emulator = options.emulator;
-  if (!emulator) throw new Error("destroyRun: needs the emulator the run used");
-  const config = runConfig({ ...options, mode: "live" });
-  const providers = new Map<string, Promise<DynamicProvider>>();
-  const result: DestroyResult = { deleted: [], errors: [] };
-  const made = run.registrations
-    .filter((r) => r.status === "created" && r.id && r.custom)
-    .sort((a, b) => (b.doneSeq ?? 0) - (a.doneSeq ?? 0));
-  for (const registration of made) {
-    const subject = `${registration.type}::${registration.name}`;
-    try {
-      if (registration.type.startsWith(DYNAMIC_TYPE_PREFIX) && registration.serializedProvider) {
-        const text = registration.serializedProvider;
-        let provider = providers.get(text);
-        if (!provider) providers.set(text, (provider = loadProvider(text, config, options.project)));
-        const state = nodeRealm.JSON.parse(
-          JSON.stringify({ ...registration.state, __provider: text }),
-        ) as Record<string, unknown>;
-        await (await provider).delete?.(registration.id!, state);
-      } else if (registration.type === DNS_RECORD_TYPE) {
-        const zoneId = String(registration.inputs.zoneId);
-        const response = await fetch(
-          `${emulator.cloudflare.url}/zones/${zoneId}/dns_records/${registration.id}`,
-          {
-            method: "DELETE",
-            headers: { Authorization: `Bearer ${emulator.cloudflare.apiToken}` },
-          },
-        );
-        if (!response.ok)
-          throw new Error(`Cloudflare DELETE dns_records ${response.status}: ${await response.text()}`);
-      } else {
-        continue; // nothing outside the program to delete
-      }
-      result.deleted.push(subject);
-    } catch (error) {
-      result.errors.push({ source: "destroy", subject, message: errorMessage(error) });
-    }
-  }
-  return result;
 }

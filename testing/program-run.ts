@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { Emulator } from "../../emulator";
+import type { Emulator } from "../emulator";
 
 /** What runProgram (live-mocks.ts) takes and gives: its options, registrations, errors and results. */
 

@@ -1,0 +1,49 @@
+import { deleteDnsRecord } from "./cloudflare-mocks";
+import { errorMessage } from "./mock-values";
+import { DynamicProvider, loadProvider, nodeRealm, runConfig } from "./node-realm";
+import { DNS_RECORD_TYPE, DYNAMIC_TYPE_PREFIX, ProgramRun, RunError, RunOptions } from "./program-run";
+
+/** What `destroyRun` did: the resources deleted, in order, and what failed. */
+export interface DestroyResult {
+  deleted: string[];
+  errors: RunError[];
+}
+
+/**
+ * `pulumi destroy` after a live run, minus the CLI: every resource the run created, dependents
+ * first (the reverse of the order they were made in), each deleted as its provider deletes it:
+ * dynamic resources by a fresh provider host's `delete` (configured from the stack config, as
+ * the engine configures it for a destroy), `cloudflare.DnsRecord`s by `DELETE` on the stand-in.
+ */
+export async function destroyRun(run: ProgramRun<string>, options: RunOptions): Promise<DestroyResult> {
+  const emulator = options.emulator;
+  if (!emulator) throw new Error("destroyRun: needs the emulator the run used");
+  const config = runConfig({ ...options, mode: "live" });
+  const providers = new Map<string, Promise<DynamicProvider>>();
+  const result: DestroyResult = { deleted: [], errors: [] };
+  const made = run.registrations
+    .filter((r) => r.status === "created" && r.id && r.custom)
+    .sort((a, b) => (b.doneSeq ?? 0) - (a.doneSeq ?? 0));
+  for (const registration of made) {
+    const subject = `${registration.type}::${registration.name}`;
+    try {
+      if (registration.type.startsWith(DYNAMIC_TYPE_PREFIX) && registration.serializedProvider) {
+        const text = registration.serializedProvider;
+        let provider = providers.get(text);
+        if (!provider) providers.set(text, (provider = loadProvider(text, config, options.project)));
+        const state = nodeRealm.JSON.parse(
+          JSON.stringify({ ...registration.state, __provider: text }),
+        ) as Record<string, unknown>;
+        await (await provider).delete?.(registration.id!, state);
+      } else if (registration.type === DNS_RECORD_TYPE) {
+        await deleteDnsRecord(options, registration);
+      } else {
+        continue; // nothing outside the program to delete
+      }
+      result.deleted.push(subject);
+    } catch (error) {
+      result.errors.push({ source: "destroy", subject, message: errorMessage(error) });
+    }
+  }
+  return result;
+}

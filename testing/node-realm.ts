@@ -1,0 +1,81 @@
+import { createRequire } from "node:module";
+import type { RunOptions } from "./program-run";
+
+/**
+ * Where dynamic providers run in the kit: Node's own module system and realm, as the provider host
+ * runs them, whatever test runner loaded the kit (jest gives each test file a sandbox of its own).
+ */
+
+// The provider host evaluates `__provider` with require-from-string, i.e. in Node's own module
+// system and realm, not jest's sandbox; load it the same way (from @pulumi/pulumi, as the host does).
+export const hostRequire = createRequire(require.resolve("@pulumi/pulumi/cmd/dynamic-provider"));
+export const requireFromString = hostRequire("require-from-string") as (
+  code: string,
+  filename?: string,
+) => unknown;
+// Inputs reach a provider as plain objects of the host's realm; parse them there so that
+// `instanceof Array` inside a provider behaves as it does under the engine.
+export const nodeRealm = requireFromString("module.exports = { JSON, console, process };") as {
+  JSON: JSON;
+  console: Console;
+  // jest gives tests a copy of `process`; rejection events are emitted on the real one.
+  process: NodeJS.Process;
+};
+
+export interface DynamicProvider {
+  delete?(id: string, props: Record<string, unknown>): Promise<void>;
+  configure?(req: {
+    config: { get(key: string): string | undefined; require(key: string): string };
+  }): Promise<void>;
+  check?(
+    olds: Record<string, unknown>,
+    news: Record<string, unknown>,
+  ): Promise<{ inputs?: Record<string, unknown>; failures?: { property: string; reason: string }[] }>;
+  create(inputs: Record<string, unknown>): Promise<{ id: string; outs?: Record<string, unknown> }>;
+}
+
+/** Config keys marked secret for the program unless a run says otherwise. */
+export const SECRET_CONFIG_KEYS = ["emailDelivery:apiKey", "emailDelivery:masterKey", "cloudflare:apiToken"];
+
+/** A run's stack config: the emulator's settings under the options' own. */
+export function runConfig(options: RunOptions): Record<string, string> {
+  const emulator = options.emulator;
+  const defaults: Record<string, string | undefined> = emulator
+    ? {
+        "cloudflare:baseUrl": emulator.cloudflare.url,
+        "cloudflare:apiToken": emulator.cloudflare.apiToken,
+        ...(options.mode === "live"
+          ? {
+              "emailDelivery:baseUrl": emulator.emailApi.url,
+              "emailDelivery:apiKey": emulator.emailApi.apiKey,
+            }
+          : {}),
+      }
+    : {};
+  const merged = { ...defaults, ...options.config };
+  return Object.fromEntries(
+    Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
+/** A provider as the host makes one from its text: deserialized, then configured from the stack config. */
+export async function loadProvider(
+  text: string,
+  config: Record<string, string>,
+  project = "email-delivery",
+): Promise<DynamicProvider> {
+  const module = requireFromString(text) as { handler(): DynamicProvider };
+  const instance = module.handler();
+  const get = (key: string) => config[key.includes(":") ? key : `${project}:${key}`];
+  await instance.configure?.({
+    config: {
+      get,
+      require: (key) => {
+        const value = get(key);
+        if (value === undefined) throw new Error(`Missing required configuration key: ${key}`);
+        return value;
+      },
+    },
+  });
+  return instance;
+}
