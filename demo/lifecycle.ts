@@ -112,10 +112,11 @@ interface DemoOutputs {
   domainId?: number;
   verified?: boolean;
   checks?: Record<string, string | null>;
+  dnsRecords?: string[];
   routes?: { address: string; id: number; mode: string; spamMode: string }[];
 }
 
-/** A table of the domain's checks and its routes, from the stack's outputs. */
+/** A table of the domain's checks, the records published and the routes, from the stack's outputs. */
 export function outputsTable(outputs: Record<string, { value: unknown }>): string {
   const value = Object.fromEntries(
     Object.entries(outputs).map(([key, output]) => [key, output.value]),
@@ -126,6 +127,8 @@ export function outputsTable(outputs: Record<string, { value: unknown }>): strin
       ["check", "status"],
       Object.entries(value.checks ?? {}).map(([check, status]) => [check, String(status ?? "not checked")]),
     ),
+    "Records published:",
+    ...(value.dnsRecords ?? []).map((record) => `  ${record}`),
     "Routes:",
     ...table(
       ["address", "id", "mode", "spam mode"],

@@ -46,17 +46,13 @@ export async function findPulumiCli(): Promise<CliLookup> {
   }
 }
 
-/** What to tell a person who has no CLI. */
-export function installMessage(reason: string, command = "npm run demo"): string {
-  return [
-    `No Pulumi CLI: ${reason}.`,
-    `Install it, then run \`${command}\` again:`,
-    "  curl -fsSL https://get.pulumi.com | sh     # Linux and macOS",
-    "  brew install pulumi/tap/pulumi             # macOS with Homebrew",
-    "  winget install pulumi                      # Windows",
-    "  (see https://www.pulumi.com/docs/iac/download-install/)",
-    "Without a CLI, `npm test` and `npm run emulator` still work.",
-  ].join("\n");
+/** How to get a CLI, in one line, for a person who has none. */
+export function installHint(command = "npm run demo"): string {
+  return (
+    "install the Pulumi CLI (`curl -fsSL https://get.pulumi.com | sh` on Linux and macOS, " +
+    "`brew install pulumi/tap/pulumi`, `winget install pulumi` on Windows; " +
+    `https://www.pulumi.com/docs/iac/download-install/) and run \`${command}\` again`
+  );
 }
 
 /**

@@ -2,19 +2,26 @@
  * `npm run demo`: the basic example, end to end, against the local emulator, with the package
  * installed as users install it (packed, then installed from the tarball into a throwaway project).
  * Finds a Pulumi CLI, starts the emulator, then preview → up → preview (must show no changes) →
- * a table of the domain's checks and routes → destroy, and stops the emulator. State lives in a
- * temporary local backend; the services contacted are the emulator's (and npm's registry for what
- * its cache lacks).
+ * a table of the domain's checks, records and routes → destroy, and stops the emulator. State
+ * lives in a temporary local backend; the services contacted are the emulator's (and npm's
+ * registry for what its cache lacks).
+ *
+ * Where no Pulumi CLI can be had, it says so in one line and runs the same program in-process
+ * through the package's test kit instead (demo/in-process.ts): every line of that run says so.
  */
 import { startEmulator } from "../emulator";
+import { runInProcess } from "./in-process";
 import { changesIn, openDemoStack, outputsTable } from "./lifecycle";
-import { findPulumiCli, installMessage } from "./pulumi-cli";
+import { findPulumiCli, installHint } from "./pulumi-cli";
 
 async function main(): Promise<number> {
   const cli = await findPulumiCli();
   if (!cli.found) {
-    console.error(installMessage(cli.reason));
-    return 1;
+    console.log(
+      `No Pulumi CLI (${cli.reason}), so this is not \`pulumi up\`: the same program runs in this process ` +
+        `through pulumi-email-delivery/testing instead. For the real thing, ${installHint()}.`,
+    );
+    return runInProcess();
   }
   console.log(`Using the Pulumi CLI from ${cli.source}.`);
 

@@ -48,9 +48,11 @@ export const checks = {
   returnPath: domain.returnPathStatus,
 };
 export const dnsRecords = domain.dnsRecords.apply((records) =>
-  records.map(
-    (record) => `${record.type} ${record.name}${record.priority ? ` (priority ${record.priority})` : ""}`,
-  ),
+  records.map((record) => {
+    // TXT content (a DKIM key) is too long to show; a host name says where the record points.
+    const target = record.type === "TXT" ? "" : ` → ${record.content}`;
+    return `${record.type} ${record.name}${target}${record.priority ? ` (priority ${record.priority})` : ""}`;
+  }),
 );
 export const routes = [support, catchAll].map((route) =>
   pulumi.all([route.name, route.routeId, route.mode, route.spamMode]).apply(([name, id, mode, spamMode]) => ({
