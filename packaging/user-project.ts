@@ -26,9 +26,15 @@ export interface UserProject {
 /** Packages a user installs beside this one, in the versions this repository is developed and tested with. */
 export const USER_PACKAGES = ["@pulumi/pulumi", "@pulumi/cloudflare", "typescript", "@types/node"] as const;
 
-/** `name@version` for each of USER_PACKAGES, as installed in this checkout (so installs hit npm's cache). */
-export function testedVersions(): string[] {
-  return USER_PACKAGES.map((name) => {
+/** The test runner a user installs to test a program with the kit (README "Test your program"). */
+export const TEST_PACKAGES = ["jest", "ts-jest", "@types/jest"] as const;
+
+/**
+ * `name@version` for each of `packages` (default USER_PACKAGES), as installed in this checkout
+ * (so installs hit npm's cache).
+ */
+export function testedVersions(packages: readonly string[] = USER_PACKAGES): string[] {
+  return packages.map((name) => {
     const manifest = path.join(REPO_ROOT, "node_modules", name, "package.json");
     return `${name}@${(JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version}`;
   });

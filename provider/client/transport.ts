@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import got, { type Got } from "got";
+import type { Got } from "got";
 import { EmailApiError, emailApiError } from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
 import { outcomeOf, RequestOutcome } from "./adaptive-rate-limiter";
 import { keyProblem } from "./key-check";
+import { loadGot } from "./load-got";
 import { processRuntime, rateLimiterFor } from "./process-runtime";
 import { redact } from "./redact";
 import type { ClientSettings } from "./settings";
@@ -56,7 +57,7 @@ export class Transport {
     }
     this.apiKey = settings.apiKey;
     const runtime = processRuntime();
-    this.http = got.extend({
+    this.http = loadGot().extend({
       prefixUrl: this.baseUrl,
       agent: { http: runtime.httpAgent, https: runtime.httpsAgent },
       retry: { limit: 0 }, // retries are ours: they must know about lost answers and lookups

@@ -1,4 +1,4 @@
-import got from "got";
+import { loadGot } from "../client/load-got";
 import { redact } from "../client/redact";
 
 /**
@@ -88,7 +88,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
   const sleep = settings.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const now = settings.now ?? Date.now;
   const secrets = [settings.apiToken];
-  const http = got.extend({
+  const http = loadGot().extend({
     retry: { limit: 0 }, // ours: a create must look before it sends again
     throwHttpErrors: false,
     followRedirect: false,

@@ -5,13 +5,15 @@ import * as path from "node:path";
 import { load } from "js-yaml";
 import { prepareDemoProject } from "../../demo/lifecycle";
 import { cleanClone, linkDevDependencies } from "../../packaging/clean-clone";
-import { run } from "../../packaging/commands";
+import { npm, run } from "../../packaging/commands";
 import { ProgramUnderMocks, runUnderMocks } from "../../packaging/program-under-mocks";
 import {
   createUserProject,
   InstallWay,
   PACKAGE_NAME,
   packTarball,
+  TEST_PACKAGES,
+  testedVersions,
   UserProject,
 } from "../../packaging/user-project";
 import { providerLoaderText, StoredProviderName } from "../../provider/providers/loader";
@@ -253,6 +255,43 @@ it("installed from tarball: the emulator's command runs from the project (npx), 
     expect(await command.stop()).toBe(0);
   }
 }, 600_000);
+
+describe("the README's tests of a user's program, with the kit", () => {
+  it(`jest (installed from ${TSC_WAY}): preview, live and a bad input, against an emulator of its own`, async () => {
+    const { project, underMocks } = await installs.get(TSC_WAY)!;
+    await underMocks.catch(() => undefined); // one program run at a time in the project
+    await npm(["install", "--save-dev", ...testedVersions(TEST_PACKAGES)], { cwd: project.dir });
+    await fs.writeFile(path.join(project.dir, "jest.config.js"), readmeBlock("js jest.config.js"));
+    await fs.writeFile(path.join(project.dir, "mail.test.ts"), readmeBlock("ts mail.test.ts"));
+    const cache = path.join(project.dir, ".jest-cache");
+    const report = JSON.parse(
+      await run("npx", ["--no-install", "jest", "--ci", "--json", "--cacheDirectory", cache], {
+        cwd: project.dir,
+      }),
+    ) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      testResults: { assertionResults: { title: string }[] }[];
+    };
+    expect(report.numFailedTests).toBe(0);
+    expect(report.testResults[0].assertionResults.map((result) => result.title)).toEqual([
+      "a preview shows the domain's records and creates nothing",
+      "up verifies the domain through DNS and creates the routes",
+      "a zone id left as a placeholder fails the preview, naming the setting",
+    ]);
+  }, 600_000);
+
+  it("Node's test runner (installed from path): live, with the program's TypeScript compiled as Pulumi compiles it", async () => {
+    const { project, underMocks } = await installs.get("path")!;
+    await underMocks.catch(() => undefined);
+    await fs.writeFile(path.join(project.dir, "mail.node-test.mjs"), readmeBlock("js mail.node-test.mjs"));
+    const output = await run(process.execPath, ["--test", "--test-reporter=tap", "mail.node-test.mjs"], {
+      cwd: project.dir,
+    });
+    expect(output).toMatch(/^# pass 1$/m);
+    expect(output).toMatch(/^# fail 0$/m);
+  }, 600_000);
+});
 
 describe.each(WAYS)("installed from %s", (way) => {
   // The installs run in turn (see WAYS): a way's first test may wait for several of them.
