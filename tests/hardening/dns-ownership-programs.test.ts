@@ -1,0 +1,116 @@
+import { promises as dns } from "node:dns";
+import * as pulumi from "@pulumi/pulumi";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt, unquoteTxt } from "../../provider/dns";
+import { useEmulator } from "../support/emulator";
+import { ProgramRun, runProgram, RunOptions } from "../support/live-mocks";
+
+/**
+ * Adversarial review of the `Domain` component's DNS ownership, as programs a user runs again and
+ * again: an `up`, then the next preview or `up` of the same stack, under the live mocks against
+ * the emulator (see tests/programs/existing-records.test.ts for the harness).
+ */
+
+const emulator = useEmulator();
+let zoneId: string;
+let counter = 0;
+const freshName = () => `hprog${++counter}-${process.pid}.example.com`;
+
+beforeAll(() => {
+  zoneId = emulator().cloudflare.zones[0].id;
+  dns.setServers([emulator().dns.address]);
+});
+
+async function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${emulator().cloudflare.url}/zones/${zoneId}/dns_records${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${emulator().cloudflare.apiToken}`,
+      "Content-Type": "application/json",
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { success: boolean; result: Record<string, unknown> };
+  if (!answer.success) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
+  return answer.result;
+}
+const txtAt = async (name: string) =>
+  (
+    (await cloudflare("GET", `?name.exact=${encodeURIComponent(name)}`)) as unknown as Record<
+      string,
+      unknown
+    >[]
+  )
+    .filter((r) => r.type === "TXT")
+    .map((r) => unquoteTxt(String(r.content)));
+
+function domainProgram(name: string, args: Partial<DomainArgs> = {}) {
+  return () => {
+    const domain = new Domain("mail", {
+      name,
+      ...args,
+      cloudflare: { zoneId, ...args.cloudflare },
+      verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
+    });
+    return { verified: domain.verified };
+  };
+}
+const live = (): RunOptions => ({ mode: "live", emulator: emulator(), timeoutMs: 60_000 });
+const preview = (): RunOptions => ({ mode: "preview", emulator: emulator(), timeoutMs: 10_000 });
+const messages = (run: ProgramRun<string>) => run.errors.map((error) => error.message).join("\n");
+
+describe("the next preview of a stack that merged its include", () => {
+  it("does not count the service's include twice (a merged record at exactly 10 lookups)", async () => {
+    const name = freshName();
+    // Nine lookups of the user's own, and the service's include makes ten: allowed.
+    const mine = `v=spf1 ${Array.from({ length: 9 }, (_, i) => `a:h${i}.${name}`).join(" ")} ~all`;
+    await cloudflare("POST", "", { name, type: "TXT", content: quoteTxt(mine), ttl: 3600 });
+    const program = domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } });
+
+    const up = await runProgram(program, live());
+    expect(up.errors).toEqual([]);
+    expect(await txtAt(name)).toEqual([mine.replace(" ~all", " include:spf.postal.example.com ~all")]);
+
+    // Nothing changed: the next preview of the same program must pass.
+    const again = await runProgram(program, preview());
+    expect(messages(again)).toBe("");
+  });
+});
+
+describe("a project whose ownership mark is just 99 or 100 characters long", () => {
+  it.each([87, 88])(
+    "finds its own records on the next preview (project name of %i characters)",
+    async (length) => {
+      const name = freshName();
+      // `pulumi <project>/test`: 12 characters besides the project's name.
+      const project = "p".repeat(length);
+      const up = await runProgram(domainProgram(name), { ...live(), project });
+      expect(up.errors).toEqual([]);
+      const again = await runProgram(domainProgram(name), { ...preview(), project });
+      expect(messages(again)).toBe("");
+    },
+  );
+});
+
+describe("preview honesty", () => {
+  it("a zone id unknown at preview (another resource's output) with claimed records: no error", async () => {
+    const program = () => {
+      const domain = new Domain("mail", {
+        name: freshName(),
+        cloudflare: {
+          zoneId: pulumi.output(pulumi.unknown as unknown as string),
+          existingRecords: { spf: "merge", returnPath: "overwrite", dkim: "adopt" },
+        },
+      });
+      return { verified: domain.verified };
+    };
+    const run = await runProgram(program, preview());
+    expect(messages(run)).toBe("");
+    expect(
+      run
+        .ofType("email-delivery:ClaimedDnsRecord")
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(["mail-dkim", "mail-return-path", "mail-spf"]);
+  });
+});
