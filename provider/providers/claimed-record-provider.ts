@@ -22,6 +22,11 @@ export type Ownership =
 
 /** What a record held before this stack took it over. */
 export interface OriginalRecord {
+  /**
+   * Its type: the return path's CNAME takes over a record of any type at its name (an A record,
+   * a TXT record…), and destroy puts that type back.
+   */
+  type?: string;
   content: string;
   ttl: number;
   proxied: boolean;
@@ -172,7 +177,9 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
       case "overwritten": {
         const current = await api.get(state.zoneId, id);
         if (!current || !state.original) return; // deleted by someone since: nothing to put back
-        await api.replace(state.zoneId, id, { ...bodyOf(current), ...state.original });
+        // The whole record as it was: its type, and a priority only if it had one.
+        const { type, ...held } = state.original;
+        await api.replace(state.zoneId, id, { name: current.name, type: type ?? current.type, ...held });
         return;
       }
       case "merged": {
@@ -217,11 +224,12 @@ function desiredBody(inputs: ClaimedRecordInputs): ZoneRecordBody {
 
 /** A record as it is, for a write that changes only its content (a merge keeps the user's TTL and comment). */
 function bodyOf(record: ZoneRecord): ZoneRecordBody {
-  return { name: record.name, type: record.type, ...original(record) };
+  return { ...original(record), name: record.name, type: record.type };
 }
 
 function original(record: ZoneRecord): OriginalRecord {
   return {
+    type: record.type,
     content: record.content,
     ttl: record.ttl,
     proxied: record.proxied,
