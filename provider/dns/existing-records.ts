@@ -205,10 +205,17 @@ export function competes(planned: PlannedRecord, record: ExistingRecord): boolea
 /** Same type and content (TXT compared unquoted, host names without case or a final dot). */
 export function identical(planned: PlannedRecord, record: ExistingRecord): boolean {
   if (planned.content === undefined || planned.type.toUpperCase() !== record.type.toUpperCase()) return false;
-  const type = record.type.toUpperCase();
-  if (type === "TXT") return unquoteTxt(planned.content) === unquoteTxt(record.content);
+  return sameContent(record.type, planned.content, record.content);
+}
+
+/**
+ * Whether two contents of a record of `type` say the same: TXT compared unquoted (its strings
+ * joined, as resolvers join them), host names without case or a final dot.
+ */
+export function sameContent(type: string, a: string, b: string): boolean {
+  if (type.toUpperCase() === "TXT") return unquoteTxt(a) === unquoteTxt(b);
   const host = (value: string) => value.toLowerCase().replace(/\.$/, "");
-  return host(planned.content) === host(record.content);
+  return host(a) === host(b);
 }
 
 /** The merge of the service's SPF record (`planned`, quoted) into the user's `existing` one. */

@@ -1,6 +1,6 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dnsRecordsApi, DnsRecordsApi, ZoneRecord, ZoneRecordBody } from "../cloudflare/dns-records";
-import { claimFor, ExistingRecord } from "../dns/existing-records";
+import { claimFor, ExistingRecord, sameContent } from "../dns/existing-records";
 import { missingSpfIncludes, mergeSpfIncludes, removeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
@@ -71,8 +71,12 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
       update: ["content", "priority", "ttl", "comment"],
       deleteBeforeReplace: true,
     });
-    // A record changed by hand since (a refresh read it): write it again.
-    const drifted = rules.replaces.length === 0 && expectedContent(olds, news) !== olds.publishedContent;
+    // A record changed by hand since (a refresh read it): write it again. Compared as the rules
+    // compare records (TXT unquoted, hosts without case or final dot): an adopted record written
+    // otherwise is the same record, and a write would only turn it into an overwritten one.
+    const drifted =
+      rules.replaces.length === 0 &&
+      !sameContent(news.type, expectedContent(olds, news), olds.publishedContent);
     return { ...rules, changes: rules.changes || drifted };
   },
 
