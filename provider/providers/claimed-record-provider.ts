@@ -1,7 +1,13 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dnsRecordsApi, DnsRecordsApi, ZoneRecord, ZoneRecordBody } from "../cloudflare/dns-records";
 import { claimFor, ExistingRecord, sameContent } from "../dns/existing-records";
-import { missingSpfIncludes, mergeSpfIncludes, removeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
+import {
+  isSpfRecord,
+  missingSpfIncludes,
+  mergeSpfIncludes,
+  removeSpfIncludes,
+  serviceSpfIncludes,
+} from "../dns/spf";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import { checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
@@ -188,11 +194,16 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
       }
       case "merged": {
         const current = await api.get(state.zoneId, id);
-        if (!current) return;
+        // Gone, or no longer an SPF record (the user reused it): nothing of this stack's is in it.
+        if (!current || !isSpfRecord(unquoteTxt(current.content))) return;
         const unmerged = removeSpfIncludes(unquoteTxt(current.content), state.added ?? []);
-        if (unmerged !== unquoteTxt(current.content)) {
-          await api.replace(state.zoneId, id, { ...bodyOf(current), content: quoteTxt(unmerged) });
-        }
+        if (unmerged === unquoteTxt(current.content)) return;
+        // Back as the user wrote it (their strings, quoted or not) when that is what is left.
+        const content =
+          state.original && unquoteTxt(state.original.content) === unmerged
+            ? state.original.content
+            : quoteTxt(unmerged);
+        await api.replace(state.zoneId, id, { ...bodyOf(current), content });
         return;
       }
     }
