@@ -277,3 +277,19 @@ describe("a Cloudflare token pasted with a line break", () => {
     expect(emulator().requests.all()).toEqual([]);
   }, 20_000);
 });
+
+describe("a record with this stack's mark that no resource of the stack holds", () => {
+  it("never publishes a second SPF record beside it (receivers return permerror for two)", async () => {
+    const name = freshName();
+    // Left by an interrupted `up`, by an earlier service include, or a comment copied by hand.
+    await userRecord({
+      name,
+      type: "TXT",
+      content: quoteTxt("v=spf1 include:old-mail.example.net ~all"),
+      comment: `pulumi ${OWNER}: email spf`,
+    });
+    await provider.create(inputs({ name, policy: "merge" })).catch(() => undefined);
+    const spf = (await recordsAt(name)).filter((record) => String(record.content).startsWith('"v=spf1'));
+    expect(spf).toHaveLength(1);
+  });
+});
