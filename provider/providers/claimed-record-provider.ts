@@ -1,6 +1,15 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dnsRecordsApi, DnsRecordsApi, ZoneRecord, ZoneRecordBody } from "../cloudflare/dns-records";
-import { claimFor, ExistingRecord, sameContent } from "../dns/existing-records";
+import {
+  claimFor,
+  competes,
+  describeRecord,
+  ExistingRecord,
+  identical,
+  Publisher,
+  sameContent,
+} from "../dns/existing-records";
+import { recordOwner } from "../dns/ownership";
 import {
   isSpfRecord,
   missingSpfIncludes,
@@ -95,6 +104,7 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
     switch (claim.action) {
       case "create":
       case "add": {
+        refuseOwnRecordInTheWay(inputs, zone, { project, stack });
         const made = await api.create(inputs.zoneId, desiredBody(inputs));
         return claimed(made, { ...inputsOnly, ownership: "created" });
       }
@@ -283,6 +293,35 @@ function inputsOf(outs: ClaimedRecordOutputs): ClaimedRecordInputs {
     ...inputs
   } = outs;
   return inputs;
+}
+
+/**
+ * Fails a create where the zone already holds a record this stack's mark claims and that no
+ * resource of the stack holds (this one is being made): publishing beside it would make a second
+ * SPF, DKIM, DMARC record or a CNAME beside one (an identical MX Cloudflare refuses). Such a record
+ * is left by an `up` that stopped after making it, or is this `Domain`'s own `cloudflare.DnsRecord`
+ * from before `existingRecords` chose a policy for it: `pulumi up` makes this resource before it
+ * deletes that one, which is then deleted too, so it is not taken over either.
+ */
+function refuseOwnRecordInTheWay(
+  inputs: ClaimedRecordInputs,
+  zone: readonly ZoneRecord[],
+  publisher: Publisher,
+) {
+  const own = zone.filter(
+    (record) =>
+      competes(inputs, record) &&
+      recordOwner(record.comment, publisher.project, publisher.stack).kind === "this-stack" &&
+      (inputs.purpose !== "mx" || identical(inputs, record)),
+  );
+  if (own.length === 0) return;
+  throw new Error(
+    `${inputs.type} record ${inputs.name}: the zone already holds ${own.map((record) => describeRecord(record, publisher)).join("; ")}, ` +
+      "which no resource of this stack holds: an earlier `pulumi up` stopped after making it, " +
+      `or this Domain published it before \`cloudflare.existingRecords\` chose "${inputs.policy}" for it (a policy decides only about ` +
+      'records this stack did not make). If the stack published it, set the policy of this record back to "fail"; ' +
+      "else delete the record and run `pulumi up` again. Nothing was changed in the zone.",
+  );
 }
 
 /** Fails a merge whose record would need more DNS lookups than receivers evaluate (nothing written). */
