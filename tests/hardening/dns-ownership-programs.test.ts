@@ -1,8 +1,9 @@
 import { promises as dns } from "node:dns";
+import * as cloudflareSdk from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
-import { useEmulator } from "../support/emulator";
+import { clientFor, useEmulator } from "../support/emulator";
 import { ProgramRun, runProgram, RunOptions } from "../support/live-mocks";
 
 /**
@@ -112,5 +113,88 @@ describe("preview honesty", () => {
         .map((r) => r.name)
         .sort(),
     ).toEqual(["mail-dkim", "mail-return-path", "mail-spf"]);
+  });
+});
+
+describe("adopt: true, an existing domain whose records the user published by hand", () => {
+  it("publishes nothing, so the records in the zone do not fail the preview", async () => {
+    const name = freshName();
+    // The user set the domain up by hand, records and all; the stack now adopts it.
+    const { domain } = await clientFor(emulator()).createDomain(name);
+    expect(domain.name).toBe(name);
+    await cloudflare("POST", "", {
+      name,
+      type: "TXT",
+      content: quoteTxt("v=spf1 a mx include:spf.postal.example.com ~all"),
+      ttl: 3600,
+    });
+    await cloudflare("POST", "", {
+      name: `psrp.${name}`,
+      type: "CNAME",
+      content: "rp.postal.example.com",
+      ttl: 3600,
+    });
+    const run = await runProgram(() => {
+      const adopted = new Domain("mail", {
+        name,
+        adopt: true,
+        cloudflare: { zoneId },
+        verification: false,
+      });
+      return { domainId: adopted.domainId };
+    }, preview());
+    expect(messages(run)).toBe("");
+  });
+});
+
+describe("the Cloudflare token", () => {
+  it("is in no input, output, state, log line or error of a run that claims records", async () => {
+    const name = freshName();
+    await cloudflare("POST", "", {
+      name,
+      type: "TXT",
+      content: quoteTxt("v=spf1 include:_spf.google.com ~all"),
+      ttl: 3600,
+    });
+    await cloudflare("POST", "", {
+      name: `psrp.${name}`,
+      type: "CNAME",
+      content: "bounces.elsewhere.example.net",
+      ttl: 3600,
+    });
+    const token = emulator().cloudflare.apiToken;
+    const run = await runProgram(
+      domainProgram(name, {
+        cloudflare: { zoneId, existingRecords: { spf: "merge", returnPath: "overwrite", dkim: "adopt" } },
+      }),
+      live(),
+    );
+    expect(run.errors).toEqual([]);
+    const everything = JSON.stringify({
+      registrations: run.registrations,
+      outputs: run.outputs,
+      logs: [...run.providerLogs, ...run.programLogs],
+    });
+    expect(everything).toContain("ClaimedDnsRecord");
+    for (let at = 0; at + 8 <= token.length; at++) expect(everything).not.toContain(token.slice(at, at + 8));
+  });
+});
+
+describe("cloudflare.provider with a policy this package carries out itself", () => {
+  it("fails the preview, naming the policy, before anything is registered under the domain", async () => {
+    const run = await runProgram(() => {
+      const provider = new cloudflareSdk.Provider("scoped", {
+        apiToken: "scoped-token-0000000000000000000000000001",
+      });
+      const domain = new Domain("mail", {
+        name: freshName(),
+        cloudflare: { zoneId, provider, existingRecords: { mx: "add" } },
+      });
+      return { verified: domain.verified };
+    }, preview());
+    expect(messages(run)).toContain(
+      "cloudflare.existingRecords.mx cannot be carried out with cloudflare.provider",
+    );
+    expect(run.ofType("email-delivery:Domain")).toEqual([]);
   });
 });
