@@ -147,6 +147,22 @@ describe("adopt: true, an existing domain whose records the user published by ha
   });
 });
 
+describe("adopt: true of a domain the service does not have yet", () => {
+  it("still refuses, once the service has answered, to publish beside a record in the way", async () => {
+    const name = freshName();
+    const mine = "v=spf1 include:_spf.google.com ~all";
+    await cloudflare("POST", "", { name, type: "TXT", content: quoteTxt(mine), ttl: 3600 });
+    const run = await runProgram(() => {
+      const domain = new Domain("mail", { name, adopt: true, cloudflare: { zoneId }, verification: false });
+      return { domainId: domain.domainId };
+    }, live());
+    expect(messages(run)).toContain(
+      `the zone already has an SPF record at ${name} that this stack did not make`,
+    );
+    expect(await txtAt(name)).toEqual([mine]);
+  });
+});
+
 describe("the Cloudflare token", () => {
   it("is in no input, output, state, log line or error of a run that claims records", async () => {
     const name = freshName();
