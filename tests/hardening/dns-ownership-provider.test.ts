@@ -293,3 +293,81 @@ describe("a record with this stack's mark that no resource of the stack holds", 
     expect(spf).toHaveLength(1);
   });
 });
+
+describe("held up: refresh, drift and destroy after the user's edits", () => {
+  it("merge: the user takes out the include; refresh, diff and update put it back; destroy takes it out again", async () => {
+    const name = freshName();
+    const original = quoteTxt("v=spf1 mx ~all");
+    const theirs = await userRecord({ name, type: "TXT", content: original, comment: "office" });
+    const news = inputs({ name });
+    const made = await create(news);
+    await cloudflare("PUT", `/${String(theirs.id)}`, {
+      name,
+      type: "TXT",
+      content: original,
+      ttl: 3600,
+      comment: "office",
+    });
+    const read = await provider.read(made.id, made.outs);
+    expect(read.id).toBe(made.id);
+    const refreshed = read.props as ClaimedRecordOutputs;
+    expect((await provider.diff(made.id, refreshed, news)).changes).toBe(true);
+    const updated = await provider.update(made.id, refreshed, news);
+    expect(updated.outs).toMatchObject({ ownership: "merged", added: ["spf.postal.example.com"] });
+    expect((await recordsAt(name))[0].content).toBe(
+      quoteTxt("v=spf1 mx include:spf.postal.example.com ~all"),
+    );
+    await provider.delete(made.id, updated.outs as ClaimedRecordOutputs);
+    await provider.delete(made.id, updated.outs as ClaimedRecordOutputs); // destroy again
+    expect(await recordsAt(name)).toEqual([
+      expect.objectContaining({ content: original, comment: "office" }),
+    ]);
+  });
+
+  it("overwrite: a hand edit is drift; destroy (twice, its answer lost once) restores the original", async () => {
+    const name = `psrp.${freshName()}`;
+    const theirs = await userRecord({
+      name,
+      type: "CNAME",
+      content: "bounces.elsewhere.example.net",
+      ttl: 7200,
+      comment: "old",
+    });
+    const news = inputs({
+      name,
+      purpose: "return_path",
+      type: "CNAME",
+      content: "rp.postal.example.com",
+      comment: `pulumi ${OWNER}: email return path`,
+      policy: "overwrite",
+    });
+    const made = await create(news);
+    await cloudflare("PUT", `/${String(theirs.id)}`, {
+      name,
+      type: "CNAME",
+      content: "typo.example.net",
+      ttl: 300,
+    });
+    const refreshed = (await provider.read(made.id, made.outs)).props as ClaimedRecordOutputs;
+    expect((await provider.diff(made.id, refreshed, news)).changes).toBe(true);
+    const updated = (await provider.update(made.id, refreshed, news)).outs as ClaimedRecordOutputs;
+    expect((await recordsAt(name))[0]).toMatchObject({ content: "rp.postal.example.com" });
+    emulator().faults.set([{ endpoints: "cloudflare:dns_records.update", commitThenDropRate: 1, times: 1 }]);
+    await provider.delete(made.id, updated);
+    await provider.delete(made.id, updated);
+    expect(await recordsAt(name)).toEqual([
+      expect.objectContaining({ content: "bounces.elsewhere.example.net", ttl: 7200, comment: "old" }),
+    ]);
+  });
+
+  it("created: the user deletes it; refresh drops it; destroy of a record gone (answer lost once) is no error", async () => {
+    const name = freshName();
+    const made = await create(inputs({ name }));
+    expect(made.outs.ownership).toBe("created");
+    emulator().faults.set([{ endpoints: "cloudflare:dns_records.delete", commitThenDropRate: 1, times: 1 }]);
+    await provider.delete(made.id, made.outs);
+    expect(await recordsAt(name)).toEqual([]);
+    expect((await provider.read(made.id, made.outs)).id).toBeUndefined();
+    await expect(provider.delete(made.id, made.outs)).resolves.toBeUndefined();
+  });
+});
