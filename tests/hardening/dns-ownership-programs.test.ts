@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { clientFor, useEmulator } from "../support/emulator";
-import { ProgramRun, runProgram, RunOptions } from "../support/live-mocks";
+import { destroyRun, ProgramRun, runProgram, RunOptions } from "../support/live-mocks";
 
 /**
  * Adversarial review of the `Domain` component's DNS ownership, as programs a user runs again and
@@ -212,5 +212,49 @@ describe("cloudflare.provider with a policy this package carries out itself", ()
       "cloudflare.existingRecords.mx cannot be carried out with cloudflare.provider",
     );
     expect(run.ofType("email-delivery:Domain")).toEqual([]);
+  });
+});
+
+describe("two Domains in one program and one zone", () => {
+  it("a.<zone> and b.a.<zone>, each merging and adding beside the user's records: all verified, all given back", async () => {
+    const outer = freshName();
+    const inner = `b.${outer}`;
+    const spf = "v=spf1 include:_spf.google.com ~all";
+    for (const name of [outer, inner]) {
+      await cloudflare("POST", "", { name, type: "TXT", content: quoteTxt(spf), ttl: 3600 });
+      await cloudflare("POST", "", {
+        name,
+        type: "MX",
+        content: "aspmx.l.google.com",
+        priority: 1,
+        ttl: 3600,
+      });
+    }
+    const options = live();
+    const run = await runProgram(() => {
+      const existingRecords = { spf: "merge", mx: "add" } as const;
+      const a = new Domain("a", {
+        name: outer,
+        cloudflare: { zoneId, existingRecords },
+        verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
+      });
+      const b = new Domain("b", {
+        name: inner,
+        cloudflare: { zoneId, existingRecords },
+        verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
+      });
+      return { a: a.verified, b: b.verified };
+    }, options);
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toEqual({ a: true, b: true });
+    const destroyed = await destroyRun(run, options);
+    expect(destroyed.errors).toEqual([]);
+    for (const name of [outer, inner]) {
+      const left = (await cloudflare("GET", `?name.exact=${name}`)) as unknown as Record<string, unknown>[];
+      expect(left.map((r) => `${String(r.type)} ${String(r.content)}`).sort()).toEqual([
+        "MX aspmx.l.google.com",
+        `TXT ${quoteTxt(spf)}`,
+      ]);
+    }
   });
 });
