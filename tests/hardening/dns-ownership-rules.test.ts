@@ -1,4 +1,6 @@
+import { claimFor } from "../../provider/dns/existing-records";
 import { markedComment, MAX_COMMENT_LENGTH, recordOwner } from "../../provider/dns/ownership";
+import { quoteTxt } from "../../provider/dns/txt";
 import { ExistingRecordPolicies } from "../../provider/resources/existing-record-policies";
 
 /** Adversarial review of the pure rules behind DNS ownership: marks near the 100-character cut, junk policies. */
@@ -47,4 +49,31 @@ describe("cloudflare.existingRecords from a JavaScript caller", () => {
       );
     },
   );
+});
+
+describe("merge into a record that names the service's include where it does not authorize", () => {
+  const planned = {
+    purpose: "spf" as const,
+    name: "example.com",
+    type: "TXT",
+    content: quoteTxt("v=spf1 a mx include:spf.postal.example.com ~all"),
+  };
+  const me = { project: "mail", stack: "prod" };
+  it.each([
+    "v=spf1 mx -all include:spf.postal.example.com", // appended after `all`: never evaluated
+    "v=spf1 ?include:spf.postal.example.com -all", // neutral, not pass
+    "v=spf1 -include:spf.postal.example.com mx ~all", // fail for the service's mail
+    "v=spf1 include: spf.postal.example.com ~all", // a space after the colon: permerror for all mail
+  ])("refuses %j instead of calling it merged (the service's check passes, receivers do not)", (content) => {
+    const claim = claimFor(
+      planned,
+      [{ id: "u1", name: "example.com", type: "TXT", content: quoteTxt(content), comment: null }],
+      "merge",
+      me,
+    );
+    expect(claim).toMatchObject({
+      action: "refuse",
+      problem: expect.stringContaining("include:spf.postal.example.com"),
+    });
+  });
 });
