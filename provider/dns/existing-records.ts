@@ -1,6 +1,12 @@
 import { isDmarcRecord } from "./dmarc";
 import { recordOwner } from "./ownership";
-import { isSpfRecord, mergeSpfIncludes, missingSpfIncludes, serviceSpfIncludes } from "./spf";
+import {
+  isSpfRecord,
+  mergeSpfIncludes,
+  missingSpfIncludes,
+  serviceSpfIncludes,
+  spfIncludeProblem,
+} from "./spf";
 import { unquoteTxt } from "./txt";
 
 /**
@@ -222,6 +228,17 @@ export function sameContent(type: string, a: string, b: string): boolean {
 function mergeClaim(planned: string, existing: ExistingRecord): Claim {
   const includes = serviceSpfIncludes(unquoteTxt(planned));
   const current = unquoteTxt(existing.content);
+  // An include the record names already is not added again: it must authorize the service's mail.
+  const problems = includes.flatMap((include) => spfIncludeProblem(current, include) ?? []);
+  if (problems.length > 0) {
+    return {
+      action: "refuse",
+      problem:
+        `the SPF record at ${existing.name} already names the service's include, but ${problems.join("; ")}. ` +
+        "The service's own check finds the include and passes; receivers do not. Fix the record by hand " +
+        `(${JSON.stringify(current)}), then run again.`,
+    };
+  }
   return {
     action: "merge",
     record: existing,

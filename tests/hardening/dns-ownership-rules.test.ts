@@ -73,7 +73,7 @@ describe("merge into a record that names the service's include where it does not
     );
     expect(claim).toMatchObject({
       action: "refuse",
-      problem: expect.stringContaining("include:spf.postal.example.com"),
+      problem: expect.stringContaining("already names the service's include"),
     });
   });
 });
