@@ -258,3 +258,25 @@ describe("two Domains in one program and one zone", () => {
     }
   });
 });
+
+describe("an SPF record spelled V=SPF1 (valid SPF: the version is case-insensitive)", () => {
+  it("merged, it passes the service's check (Postal looks for a lowercase v=spf1)", async () => {
+    const name = freshName();
+    await cloudflare("POST", "", {
+      name,
+      type: "TXT",
+      content: quoteTxt("V=SPF1 include:_spf.google.com ~all"),
+      ttl: 3600,
+    });
+    const run = await runProgram(() => {
+      const domain = new Domain("mail", {
+        name,
+        cloudflare: { zoneId, existingRecords: { spf: "merge" } },
+        verification: { timeoutSeconds: 8, pollIntervalSeconds: 1 },
+      });
+      return { spfStatus: domain.spfStatus };
+    }, live());
+    expect(messages(run)).toBe("");
+    expect(run.outputs).toEqual({ spfStatus: "OK" });
+  });
+});
