@@ -2,6 +2,7 @@ import { isDmarcRecord } from "./dmarc";
 import { recordOwner } from "./ownership";
 import {
   isSpfRecord,
+  lowercaseSpfVersion,
   mergeSpfIncludes,
   missingSpfIncludes,
   serviceSpfIncludes,
@@ -242,7 +243,8 @@ function mergeClaim(planned: string, existing: ExistingRecord): Claim {
   return {
     action: "merge",
     record: existing,
-    content: mergeSpfIncludes(current, includes),
+    // Spelled `v=spf1` so that the service's check sees it.
+    content: lowercaseSpfVersion(mergeSpfIncludes(current, includes)),
     // Only what the record lacked: destroy must not take away an include the user had.
     added: missingSpfIncludes(current, includes),
   };

@@ -12,6 +12,7 @@ import {
 import { recordOwner } from "../dns/ownership";
 import {
   isSpfRecord,
+  lowercaseSpfVersion,
   missingSpfIncludes,
   mergeSpfIncludes,
   removeSpfIncludes,
@@ -168,9 +169,8 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
     const state = withoutStoredProvider(olds);
     const inputsOnly = withoutStoredProvider(news);
     if (olds.ownership === "merged") {
-      const merged = mergeSpfIncludes(
-        unquoteTxt(current.content),
-        serviceSpfIncludes(unquoteTxt(news.content)),
+      const merged = lowercaseSpfVersion(
+        mergeSpfIncludes(unquoteTxt(current.content), serviceSpfIncludes(unquoteTxt(news.content))),
       );
       await refuseOverLookupLimit(news, merged);
       const written =
@@ -210,7 +210,8 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
         if (unmerged === unquoteTxt(current.content)) return;
         // Back as the user wrote it (their strings, quoted or not) when that is what is left.
         const content =
-          state.original && unquoteTxt(state.original.content) === unmerged
+          state.original &&
+          lowercaseSpfVersion(unquoteTxt(state.original.content)) === lowercaseSpfVersion(unmerged)
             ? state.original.content
             : quoteTxt(unmerged);
         await api.replace(state.zoneId, id, { ...bodyOf(current), content });
@@ -274,7 +275,9 @@ function claimed(
 function expectedContent(olds: ClaimedRecordState, news: ClaimedRecordProps): string {
   if (olds.ownership !== "merged") return news.content;
   const current = unquoteTxt(olds.publishedContent);
-  return quoteTxt(mergeSpfIncludes(current, serviceSpfIncludes(unquoteTxt(news.content))));
+  return quoteTxt(
+    lowercaseSpfVersion(mergeSpfIncludes(current, serviceSpfIncludes(unquoteTxt(news.content)))),
+  );
 }
 
 /** The includes of the service's record that `current` lacks. */

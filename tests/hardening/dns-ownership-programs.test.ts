@@ -268,6 +268,7 @@ describe("an SPF record spelled V=SPF1 (valid SPF: the version is case-insensiti
       content: quoteTxt("V=SPF1 include:_spf.google.com ~all"),
       ttl: 3600,
     });
+    const options = live();
     const run = await runProgram(() => {
       const domain = new Domain("mail", {
         name,
@@ -275,8 +276,11 @@ describe("an SPF record spelled V=SPF1 (valid SPF: the version is case-insensiti
         verification: { timeoutSeconds: 8, pollIntervalSeconds: 1 },
       });
       return { spfStatus: domain.spfStatus };
-    }, live());
+    }, options);
     expect(messages(run)).toBe("");
     expect(run.outputs).toEqual({ spfStatus: "OK" });
+    // Destroy gives the record back as the user spelled it.
+    expect((await destroyRun(run, options)).errors).toEqual([]);
+    expect(await txtAt(name)).toEqual(["V=SPF1 include:_spf.google.com ~all"]);
   });
 });
