@@ -371,3 +371,42 @@ describe("held up: refresh, drift and destroy after the user's edits", () => {
     await expect(provider.delete(made.id, made.outs)).resolves.toBeUndefined();
   });
 });
+
+describe("a 404 that is not Cloudflare saying the record does not exist", () => {
+  const configureWith = async (baseUrl: string) => {
+    forgetConfig();
+    await claimedRecordProvider.configure!(
+      configureRequest({
+        "cloudflare:apiToken": emulator().cloudflare.apiToken,
+        "cloudflare:baseUrl": baseUrl,
+      }),
+    );
+  };
+  afterEach(() => configureWith(emulator().cloudflare.url));
+
+  it.each([
+    [
+      "a base URL of another API version (404, no route)",
+      () => emulator().cloudflare.url.replace(/v4$/, "v3"),
+    ],
+  ])(
+    "%s: refresh does not drop an overwritten record, destroy does not forget to restore it",
+    async (_what, url) => {
+      const name = `psrp.${freshName()}`;
+      await userRecord({ name, type: "CNAME", content: "bounces.elsewhere.example.net", comment: "old" });
+      const made = await create(
+        inputs({
+          name,
+          purpose: "return_path",
+          type: "CNAME",
+          content: "rp.postal.example.com",
+          comment: `pulumi ${OWNER}: email return path`,
+          policy: "overwrite",
+        }),
+      );
+      await configureWith(url());
+      await expect(provider.read(made.id, made.outs)).rejects.toThrow(/HTTP 404/);
+      await expect(provider.delete(made.id, made.outs)).rejects.toThrow(/HTTP 404/);
+    },
+  );
+});
