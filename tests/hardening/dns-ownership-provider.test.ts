@@ -410,3 +410,46 @@ describe("a 404 that is not Cloudflare saying the record does not exist", () => 
     },
   );
 });
+
+describe("what a PUT leaves out, Cloudflare resets", () => {
+  it("a merge keeps the user's tags, and destroy leaves them as they were", async () => {
+    const name = freshName();
+    const theirs = await userRecord({
+      name,
+      type: "TXT",
+      content: quoteTxt("v=spf1 include:_spf.google.com ~all"),
+      comment: "office",
+      tags: ["team:it", "owner:alice"],
+    });
+    const { id, outs } = await create(inputs({ name }));
+    expect((await recordsAt(name))[0]).toMatchObject({ id: theirs.id, tags: ["team:it", "owner:alice"] });
+    await provider.delete(id, outs);
+    expect((await recordsAt(name))[0]).toMatchObject({ tags: ["team:it", "owner:alice"], comment: "office" });
+  });
+
+  it("an overwrite puts back the user's tags and settings on destroy", async () => {
+    const name = `psrp.${freshName()}`;
+    await userRecord({
+      name,
+      type: "CNAME",
+      content: "bounces.elsewhere.example.net",
+      tags: ["team:it"],
+      settings: { flatten_cname: true },
+    });
+    const { id, outs } = await create(
+      inputs({
+        name,
+        purpose: "return_path",
+        type: "CNAME",
+        content: "rp.postal.example.com",
+        comment: `pulumi ${OWNER}: email return path`,
+        policy: "overwrite",
+      }),
+    );
+    await provider.delete(id, outs);
+    expect((await recordsAt(name))[0]).toMatchObject({
+      content: "bounces.elsewhere.example.net",
+      tags: ["team:it"],
+    });
+  });
+});
