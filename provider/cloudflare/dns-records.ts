@@ -25,6 +25,12 @@ export interface ZoneRecord {
   priority?: number;
   /** Null when the record has none. */
   comment: string | null;
+  /**
+   * Its tags and settings (`flatten_cname`, `ipv4_only`…), when it has any: a PUT that leaves them
+   * out resets them, so a write that keeps a user's record sends them back.
+   */
+  tags?: string[];
+  settings?: Record<string, unknown>;
 }
 
 /** What a create or a replace sends: a whole record (PUT resets what it leaves out). */
@@ -288,5 +294,17 @@ function zoneRecord(value: unknown): ZoneRecord {
     proxied: record.proxied === true,
     ...(typeof record.priority === "number" ? { priority: record.priority } : {}),
     comment: typeof record.comment === "string" && record.comment !== "" ? record.comment : null,
+    ...(Array.isArray(record.tags) &&
+    record.tags.length > 0 &&
+    record.tags.every((tag) => typeof tag === "string")
+      ? { tags: record.tags as string[] }
+      : {}),
+    ...(isPlainObject(record.settings) && Object.keys(record.settings).length > 0
+      ? { settings: record.settings }
+      : {}),
   };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -48,6 +48,9 @@ export interface OriginalRecord {
   proxied: boolean;
   priority?: number;
   comment: string | null;
+  /** Its tags and settings, when it had any (Cloudflare resets what a PUT leaves out). */
+  tags?: string[];
+  settings?: Record<string, unknown>;
 }
 
 export interface ClaimedRecordOutputs extends ClaimedRecordInputs {
@@ -261,6 +264,8 @@ function original(record: ZoneRecord): OriginalRecord {
     proxied: record.proxied,
     ...(record.priority !== undefined ? { priority: record.priority } : {}),
     comment: record.comment,
+    ...(record.tags ? { tags: record.tags } : {}),
+    ...(record.settings ? { settings: record.settings } : {}),
   };
 }
 
