@@ -25,6 +25,12 @@ export interface ZoneRecord {
   priority?: number;
   /** Null when the record has none. */
   comment: string | null;
+  /**
+   * Its tags and settings (`flatten_cname`, `ipv4_only`…), when it has any: a PUT that leaves them
+   * out resets them, so a write that keeps a user's record sends them back.
+   */
+  tags?: string[];
+  settings?: Record<string, unknown>;
 }
 
 /** What a create or a replace sends: a whole record (PUT resets what it leaves out). */
@@ -206,7 +212,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
     async get(zoneId, id) {
       const what = `read of record ${id}`;
       const answer = await idempotent(what, "GET", `${records(zoneId)}/${encodeURIComponent(id)}`);
-      if (answer.kind === "answered" && answer.status === 404) return undefined;
+      if (saysGone(answer)) return undefined;
       const envelope = succeeded(answer);
       if (!envelope) throw failure(what, answer);
       return zoneRecord(envelope.result);
@@ -245,12 +251,23 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
     async remove(zoneId, id) {
       const what = `delete of record ${id}`;
       const answer = await idempotent(what, "DELETE", `${records(zoneId)}/${encodeURIComponent(id)}`);
-      if (answer.kind === "answered" && answer.status === 404) return false;
+      if (saysGone(answer)) return false;
       if (!succeeded(answer)) throw failure(what, answer);
       return true;
     },
   };
   return api;
+}
+
+/**
+ * Cloudflare's own word that a record or its zone does not exist (404 with 81044 "Record does not
+ * exist." or 1001 "Invalid zone identifier"). Any other 404 (no route: a base URL of another API
+ * version, a proxy's page) says nothing about the record: taken for "gone", a refresh would drop
+ * it from state and a destroy would never put back what it took.
+ */
+function saysGone(answer: Answer): boolean {
+  if (answer.kind !== "answered" || answer.status !== 404) return false;
+  return (answer.envelope?.errors ?? []).some((error) => error.code === 81044 || error.code === 1001);
 }
 
 /** Backoff: Retry-After (capped at a minute), else 1, 2, 4, 8 s… capped at 8 s. */
@@ -277,5 +294,17 @@ function zoneRecord(value: unknown): ZoneRecord {
     proxied: record.proxied === true,
     ...(typeof record.priority === "number" ? { priority: record.priority } : {}),
     comment: typeof record.comment === "string" && record.comment !== "" ? record.comment : null,
+    ...(Array.isArray(record.tags) &&
+    record.tags.length > 0 &&
+    record.tags.every((tag) => typeof tag === "string")
+      ? { tags: record.tags as string[] }
+      : {}),
+    ...(isPlainObject(record.settings) && Object.keys(record.settings).length > 0
+      ? { settings: record.settings }
+      : {}),
   };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

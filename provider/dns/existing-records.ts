@@ -1,6 +1,13 @@
 import { isDmarcRecord } from "./dmarc";
 import { recordOwner } from "./ownership";
-import { isSpfRecord, mergeSpfIncludes, missingSpfIncludes, serviceSpfIncludes } from "./spf";
+import {
+  isSpfRecord,
+  lowercaseSpfVersion,
+  mergeSpfIncludes,
+  missingSpfIncludes,
+  serviceSpfIncludes,
+  spfIncludeProblem,
+} from "./spf";
 import { unquoteTxt } from "./txt";
 
 /**
@@ -205,20 +212,39 @@ export function competes(planned: PlannedRecord, record: ExistingRecord): boolea
 /** Same type and content (TXT compared unquoted, host names without case or a final dot). */
 export function identical(planned: PlannedRecord, record: ExistingRecord): boolean {
   if (planned.content === undefined || planned.type.toUpperCase() !== record.type.toUpperCase()) return false;
-  const type = record.type.toUpperCase();
-  if (type === "TXT") return unquoteTxt(planned.content) === unquoteTxt(record.content);
+  return sameContent(record.type, planned.content, record.content);
+}
+
+/**
+ * Whether two contents of a record of `type` say the same: TXT compared unquoted (its strings
+ * joined, as resolvers join them), host names without case or a final dot.
+ */
+export function sameContent(type: string, a: string, b: string): boolean {
+  if (type.toUpperCase() === "TXT") return unquoteTxt(a) === unquoteTxt(b);
   const host = (value: string) => value.toLowerCase().replace(/\.$/, "");
-  return host(planned.content) === host(record.content);
+  return host(a) === host(b);
 }
 
 /** The merge of the service's SPF record (`planned`, quoted) into the user's `existing` one. */
 function mergeClaim(planned: string, existing: ExistingRecord): Claim {
   const includes = serviceSpfIncludes(unquoteTxt(planned));
   const current = unquoteTxt(existing.content);
+  // An include the record names already is not added again: it must authorize the service's mail.
+  const problems = includes.flatMap((include) => spfIncludeProblem(current, include) ?? []);
+  if (problems.length > 0) {
+    return {
+      action: "refuse",
+      problem:
+        `the SPF record at ${existing.name} already names the service's include, but ${problems.join("; ")}. ` +
+        "The service's own check finds the include and passes; receivers do not. Fix the record by hand " +
+        `(${JSON.stringify(current)}), then run again.`,
+    };
+  }
   return {
     action: "merge",
     record: existing,
-    content: mergeSpfIncludes(current, includes),
+    // Spelled `v=spf1` so that the service's check sees it.
+    content: lowercaseSpfVersion(mergeSpfIncludes(current, includes)),
     // Only what the record lacked: destroy must not take away an include the user had.
     added: missingSpfIncludes(current, includes),
   };

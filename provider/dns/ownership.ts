@@ -27,15 +27,21 @@ export function ownershipMark(project: string, stack: string): string {
 export function markedComment(project: string, stack: string, description: string): string {
   const mark = ownershipMark(project, stack);
   const comment = description ? `${mark}: ${description}` : mark;
-  return comment.length <= MAX_COMMENT_LENGTH ? comment : `${comment.slice(0, MAX_COMMENT_LENGTH - 1)}…`;
+  if (comment.length <= MAX_COMMENT_LENGTH) return comment;
+  // Never between the two halves of a character outside the BMP: a lone surrogate is not UTF-8.
+  const kept = comment.slice(0, MAX_COMMENT_LENGTH - 1).replace(/[\uD800-\uDBFF]$/, "");
+  return `${kept}…`;
 }
 
 /** Who made a record with `comment` (null or "" when it has none), seen from `project/stack`. */
 export function recordOwner(comment: string | null | undefined, project: string, stack: string): RecordOwner {
   const text = comment ?? "";
-  const mine = markedComment(project, stack, "");
-  // A mark too long for the comment was cut like any comment: compare it as cut.
-  if (text === mine || (!mine.endsWith("…") && text.startsWith(`${mine}:`))) return { kind: "this-stack" };
+  const mark = ownershipMark(project, stack);
+  if (text === mark || text.startsWith(`${mark}:`)) return { kind: "this-stack" };
+  // A comment cut at the limit keeps what fit of `<mark>: <description>`, then "…": with a mark of
+  // 99 characters or more, the mark alone, or only its start (compared as cut).
+  if (text.length === MAX_COMMENT_LENGTH && text.endsWith("…") && `${mark}:`.startsWith(text.slice(0, -1)))
+    return { kind: "this-stack" };
   const marked = /^pulumi ([^\s/:]+)\/([^\s:]+)(?::|$)/.exec(text);
   return marked ? { kind: "other-stack", stack: `${marked[1]}/${marked[2]}` } : { kind: "unmarked" };
 }

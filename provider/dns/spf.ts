@@ -79,6 +79,15 @@ export function isSpfRecord(text: string): boolean {
 }
 
 /**
+ * `record` with its version spelled `v=spf1`, as Postal's check looks for it (a record spelled
+ * `V=SPF1` is valid SPF that the check does not see, so a merge into it would never verify);
+ * everything after the version untouched. Other TXT content is returned as it is.
+ */
+export function lowercaseSpfVersion(record: string): string {
+  return isSpfRecord(record) ? `v=spf1${record.slice(6)}` : record;
+}
+
+/**
  * The terms of an SPF record, or undefined for other TXT content. Tolerant, so that nothing of the
  * user's is lost: any run of spaces separates terms, a term that is neither a mechanism nor a
  * modifier is kept as `unknown`, and `include: domain` (a space after the colon, which Postal's

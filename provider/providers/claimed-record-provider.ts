@@ -1,7 +1,23 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dnsRecordsApi, DnsRecordsApi, ZoneRecord, ZoneRecordBody } from "../cloudflare/dns-records";
-import { claimFor, ExistingRecord } from "../dns/existing-records";
-import { missingSpfIncludes, mergeSpfIncludes, removeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
+import {
+  claimFor,
+  competes,
+  describeRecord,
+  ExistingRecord,
+  identical,
+  Publisher,
+  sameContent,
+} from "../dns/existing-records";
+import { recordOwner } from "../dns/ownership";
+import {
+  isSpfRecord,
+  lowercaseSpfVersion,
+  missingSpfIncludes,
+  mergeSpfIncludes,
+  removeSpfIncludes,
+  serviceSpfIncludes,
+} from "../dns/spf";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import { checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
@@ -22,11 +38,19 @@ export type Ownership =
 
 /** What a record held before this stack took it over. */
 export interface OriginalRecord {
+  /**
+   * Its type: the return path's CNAME takes over a record of any type at its name (an A record,
+   * a TXT record…), and destroy puts that type back.
+   */
+  type?: string;
   content: string;
   ttl: number;
   proxied: boolean;
   priority?: number;
   comment: string | null;
+  /** Its tags and settings, when it had any (Cloudflare resets what a PUT leaves out). */
+  tags?: string[];
+  settings?: Record<string, unknown>;
 }
 
 export interface ClaimedRecordOutputs extends ClaimedRecordInputs {
@@ -66,8 +90,12 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
       update: ["content", "priority", "ttl", "comment"],
       deleteBeforeReplace: true,
     });
-    // A record changed by hand since (a refresh read it): write it again.
-    const drifted = rules.replaces.length === 0 && expectedContent(olds, news) !== olds.publishedContent;
+    // A record changed by hand since (a refresh read it): write it again. Compared as the rules
+    // compare records (TXT unquoted, hosts without case or final dot): an adopted record written
+    // otherwise is the same record, and a write would only turn it into an overwritten one.
+    const drifted =
+      rules.replaces.length === 0 &&
+      !sameContent(news.type, expectedContent(olds, news), olds.publishedContent);
     return { ...rules, changes: rules.changes || drifted };
   },
 
@@ -80,6 +108,7 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
     switch (claim.action) {
       case "create":
       case "add": {
+        refuseOwnRecordInTheWay(inputs, zone, { project, stack });
         const made = await api.create(inputs.zoneId, desiredBody(inputs));
         return claimed(made, { ...inputsOnly, ownership: "created" });
       }
@@ -143,9 +172,8 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
     const state = withoutStoredProvider(olds);
     const inputsOnly = withoutStoredProvider(news);
     if (olds.ownership === "merged") {
-      const merged = mergeSpfIncludes(
-        unquoteTxt(current.content),
-        serviceSpfIncludes(unquoteTxt(news.content)),
+      const merged = lowercaseSpfVersion(
+        mergeSpfIncludes(unquoteTxt(current.content), serviceSpfIncludes(unquoteTxt(news.content))),
       );
       await refuseOverLookupLimit(news, merged);
       const written =
@@ -172,16 +200,24 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
       case "overwritten": {
         const current = await api.get(state.zoneId, id);
         if (!current || !state.original) return; // deleted by someone since: nothing to put back
-        await api.replace(state.zoneId, id, { ...bodyOf(current), ...state.original });
+        // The whole record as it was: its type, and a priority only if it had one.
+        const { type, ...held } = state.original;
+        await api.replace(state.zoneId, id, { name: current.name, type: type ?? current.type, ...held });
         return;
       }
       case "merged": {
         const current = await api.get(state.zoneId, id);
-        if (!current) return;
+        // Gone, or no longer an SPF record (the user reused it): nothing of this stack's is in it.
+        if (!current || !isSpfRecord(unquoteTxt(current.content))) return;
         const unmerged = removeSpfIncludes(unquoteTxt(current.content), state.added ?? []);
-        if (unmerged !== unquoteTxt(current.content)) {
-          await api.replace(state.zoneId, id, { ...bodyOf(current), content: quoteTxt(unmerged) });
-        }
+        if (unmerged === unquoteTxt(current.content)) return;
+        // Back as the user wrote it (their strings, quoted or not) when that is what is left.
+        const content =
+          state.original &&
+          lowercaseSpfVersion(unquoteTxt(state.original.content)) === lowercaseSpfVersion(unmerged)
+            ? state.original.content
+            : quoteTxt(unmerged);
+        await api.replace(state.zoneId, id, { ...bodyOf(current), content });
         return;
       }
     }
@@ -217,16 +253,19 @@ function desiredBody(inputs: ClaimedRecordInputs): ZoneRecordBody {
 
 /** A record as it is, for a write that changes only its content (a merge keeps the user's TTL and comment). */
 function bodyOf(record: ZoneRecord): ZoneRecordBody {
-  return { name: record.name, type: record.type, ...original(record) };
+  return { ...original(record), name: record.name, type: record.type };
 }
 
 function original(record: ZoneRecord): OriginalRecord {
   return {
+    type: record.type,
     content: record.content,
     ttl: record.ttl,
     proxied: record.proxied,
     ...(record.priority !== undefined ? { priority: record.priority } : {}),
     comment: record.comment,
+    ...(record.tags ? { tags: record.tags } : {}),
+    ...(record.settings ? { settings: record.settings } : {}),
   };
 }
 
@@ -241,7 +280,9 @@ function claimed(
 function expectedContent(olds: ClaimedRecordState, news: ClaimedRecordProps): string {
   if (olds.ownership !== "merged") return news.content;
   const current = unquoteTxt(olds.publishedContent);
-  return quoteTxt(mergeSpfIncludes(current, serviceSpfIncludes(unquoteTxt(news.content))));
+  return quoteTxt(
+    lowercaseSpfVersion(mergeSpfIncludes(current, serviceSpfIncludes(unquoteTxt(news.content)))),
+  );
 }
 
 /** The includes of the service's record that `current` lacks. */
@@ -260,6 +301,35 @@ function inputsOf(outs: ClaimedRecordOutputs): ClaimedRecordInputs {
     ...inputs
   } = outs;
   return inputs;
+}
+
+/**
+ * Fails a create where the zone already holds a record this stack's mark claims and that no
+ * resource of the stack holds (this one is being made): publishing beside it would make a second
+ * SPF, DKIM, DMARC record or a CNAME beside one (an identical MX Cloudflare refuses). Such a record
+ * is left by an `up` that stopped after making it, or is this `Domain`'s own `cloudflare.DnsRecord`
+ * from before `existingRecords` chose a policy for it: `pulumi up` makes this resource before it
+ * deletes that one, which is then deleted too, so it is not taken over either.
+ */
+function refuseOwnRecordInTheWay(
+  inputs: ClaimedRecordInputs,
+  zone: readonly ZoneRecord[],
+  publisher: Publisher,
+) {
+  const own = zone.filter(
+    (record) =>
+      competes(inputs, record) &&
+      recordOwner(record.comment, publisher.project, publisher.stack).kind === "this-stack" &&
+      (inputs.purpose !== "mx" || identical(inputs, record)),
+  );
+  if (own.length === 0) return;
+  throw new Error(
+    `${inputs.type} record ${inputs.name}: the zone already holds ${own.map((record) => describeRecord(record, publisher)).join("; ")}, ` +
+      "which no resource of this stack holds: an earlier `pulumi up` stopped after making it, " +
+      `or this Domain published it before \`cloudflare.existingRecords\` chose "${inputs.policy}" for it (a policy decides only about ` +
+      'records this stack did not make). If the stack published it, set the policy of this record back to "fail"; ' +
+      "else delete the record and run `pulumi up` again. Nothing was changed in the zone.",
+  );
 }
 
 /** Fails a merge whose record would need more DNS lookups than receivers evaluate (nothing written). */

@@ -64,8 +64,17 @@ export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): 
  */
 export function cloudflareSetting(setting: CloudflareSetting): string {
   const { config, env } = CLOUDFLARE_SETTINGS[setting];
-  const value = configured()[`cloudflare.${setting}`] ?? process.env[env];
-  if (value) return value;
+  const fromConfig = configured()[`cloudflare.${setting}`];
+  const value = fromConfig ?? process.env[env];
+  if (value) {
+    // Node refuses such a header before sending: it would look like a lost connection, retried for a minute.
+    const problem = setting === "apiToken" ? keyProblem(value) : undefined;
+    if (problem) {
+      const source = fromConfig ? `stack config \`${config}\`` : `the ${env} environment variable`;
+      throw new Error(`The Cloudflare API token from ${source} ${problem}. Nothing was sent.`);
+    }
+    return value;
+  }
   if (setting === "baseUrl") return CLOUDFLARE_API_URL;
   throw new Error(
     `No Cloudflare API token for the records this package writes itself (adopted, overwritten or merged): ` +

@@ -134,6 +134,10 @@ export function zonePreflight(
   }
   const survey = new ZoneSurvey(settings.provider, parent);
   const publisher = thisStack();
+  // An adopted domain that exists publishes nothing (the service gave its records to whoever made
+  // it): what the zone holds is no reason to stop. Its records, if the service answers any, are
+  // each checked once known (recordDeclarer).
+  if (!options.upFront) return { survey, policies, ready: pulumi.output([]) };
   const ready = pulumi
     .all([settings.zoneId, options.domainName])
     .apply(async ([zoneId, domainName]): Promise<pulumi.Resource[]> => {

@@ -73,7 +73,8 @@ export class ExistingRecordPolicies {
       );
     }
     for (const key of Object.keys(perPurpose)) {
-      if (!(key in ALLOWED)) {
+      // Own keys only: `constructor`, `toString`… are in every object, and no record of a domain.
+      if (!Object.hasOwn(ALLOWED, key)) {
         throw new Error(
           `${property}.${key} is not a record of a domain (records: ${Object.keys(ALLOWED).join(", ")})`,
         );

@@ -9,6 +9,7 @@ const SLOWEST_FIRST = [
   "tests/package/installed.test.ts",
   "tests/providers/verification-provider.test.ts",
   "tests/hardening/provider-faults.test.ts",
+  "tests/hardening/dns-ownership-faults.test.ts",
   "tests/bench/rate-limit.test.ts",
   "tests/engine/providers.test.ts",
   "tests/secrets/secrets.test.ts",

@@ -1,0 +1,105 @@
+import { promises as dns } from "node:dns";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt } from "../../provider/dns";
+import { useEmulator } from "../support/emulator";
+import { destroyRun, runProgram, RunOptions } from "../support/live-mocks";
+
+/**
+ * A `Domain` that claims every record it publishes (merge, overwrite, adopt, add) while the
+ * Cloudflare stand-in refuses, drops, or makes writes and reads and loses their answers: nothing
+ * may be made twice, and a destroy under the same faults gives back every record of the user's.
+ * The claimed records' client waits between retries in real time (1, 2, 4 s…), hence the length.
+ */
+
+const emulator = useEmulator();
+let zoneId: string;
+const name = `hfault-${process.pid}.example.com`;
+
+beforeAll(() => {
+  zoneId = emulator().cloudflare.zones[0].id;
+  dns.setServers([emulator().dns.address]);
+});
+
+async function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${emulator().cloudflare.url}/zones/${zoneId}/dns_records${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${emulator().cloudflare.apiToken}`,
+      "Content-Type": "application/json",
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { success: boolean; result: Record<string, unknown> };
+  if (!answer.success) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
+  return answer.result;
+}
+
+function domainProgram(args: Partial<DomainArgs>) {
+  return () => {
+    const domain = new Domain("mail", {
+      name,
+      ...args,
+      cloudflare: { zoneId, ...args.cloudflare },
+      verification: { timeoutSeconds: 60, pollIntervalSeconds: 1 },
+    });
+    return { verified: domain.verified };
+  };
+}
+const live = (): RunOptions => ({ mode: "live", emulator: emulator(), timeoutMs: 60_000 });
+
+describe("a busy Cloudflare: writes refused, dropped, or made with their answers lost", () => {
+  afterEach(() => emulator().faults.set([]));
+
+  it("claims every record once, verifies, and a destroy under the same faults gives every record back", async () => {
+    const spf = quoteTxt("v=spf1 include:_spf.google.com ~all");
+    await cloudflare("POST", "", { name, type: "TXT", content: spf, ttl: 3600, comment: "office" });
+    await cloudflare("POST", "", { name, type: "MX", content: "aspmx.l.google.com", priority: 1, ttl: 3600 });
+    await cloudflare("POST", "", {
+      name: `psrp.${name}`,
+      type: "CNAME",
+      content: "bounces.elsewhere.example.net",
+      ttl: 3600,
+    });
+    const before = async () =>
+      ((await cloudflare("GET", `?per_page=500`)) as unknown as Record<string, unknown>[])
+        .filter((r) => String(r.name).endsWith(name))
+        .map(
+          (r) =>
+            `${String(r.name)} ${String(r.type)} ${String(r.content)} ${String(r.ttl)} ${String(r.comment)}`,
+        )
+        .sort();
+    const userRecords = await before();
+    emulator().faults.set(
+      [
+        {
+          endpoints:
+            "cloudflare:dns_records.create,cloudflare:dns_records.update,cloudflare:dns_records.delete,cloudflare:dns_records.get",
+          dropRate: 0.1,
+          rate429: 0.1,
+          retryAfterSeconds: 0,
+          commitThenDropRate: 0.3,
+        },
+      ],
+      7,
+    );
+    const options = { ...live(), timeoutMs: 120_000 };
+    const run = await runProgram(
+      domainProgram({
+        cloudflare: {
+          zoneId,
+          existingRecords: { spf: "merge", returnPath: "overwrite", dkim: "adopt", mx: "add" },
+        },
+      }),
+      options,
+    );
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toEqual({ verified: true });
+    const published = await before();
+    expect(new Set(published).size).toBe(published.length);
+    expect(published.filter((r) => r.includes(" MX ")).length).toBe(3);
+    const destroyed = await destroyRun(run, options);
+    expect(destroyed.errors).toEqual([]);
+    emulator().faults.set([]);
+    expect(await before()).toEqual(userRecords);
+  }, 180_000);
+});
