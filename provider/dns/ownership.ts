@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /**
  * Which stack made a DNS record. Every record a stack publishes carries a mark in its Cloudflare
  * comment, `pulumi <project>/<stack>`, at the start, followed by a description. A record without
@@ -14,9 +16,23 @@ export const MAX_COMMENT_LENGTH = 100;
 export type RecordOwner =
   { kind: "this-stack" } | { kind: "other-stack"; stack: string } | { kind: "unmarked" };
 
-/** The mark of the stack `project/stack`. */
+/** Names longer than this are shortened in the mark, so that the mark always fits a comment whole. */
+const MAX_NAME_IN_MARK = 40;
+
+/**
+ * The mark of the stack `project/stack`. A project or stack name over 40 characters is shortened
+ * to its start and a hash of the whole (`long-project-name…~1a2b3c4d`): the mark (at most 88
+ * characters) then always fits Cloudflare's 100, and two long names that share their start still
+ * make different marks.
+ */
 export function ownershipMark(project: string, stack: string): string {
-  return `pulumi ${project}/${stack}`;
+  return `pulumi ${shortName(project)}/${shortName(stack)}`;
+}
+
+function shortName(name: string): string {
+  if (name.length <= MAX_NAME_IN_MARK) return name;
+  const hash = createHash("sha256").update(name).digest("hex").slice(0, 8);
+  return `${name.slice(0, MAX_NAME_IN_MARK - 9)}~${hash}`;
 }
 
 /**

@@ -120,23 +120,27 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
         });
       case "overwrite": {
         const before = recordIn(zone, claim.record);
-        const written = await api.replace(inputs.zoneId, before.id, desiredBody(inputs));
-        return claimed(written, { ...inputsOnly, ownership: "overwritten", original: original(before) });
+        return takeOver(
+          inputs,
+          before,
+          { ...inputsOnly, ownership: "overwritten", original: original(before) },
+          () => api.replace(inputs.zoneId, before.id, desiredBody(inputs)),
+        );
       }
       case "merge": {
         const before = recordIn(zone, claim.record);
         const merged = claim.content!;
         await refuseOverLookupLimit(inputs, merged);
-        const written =
-          merged === unquoteTxt(before.content)
-            ? before
-            : await api.replace(inputs.zoneId, before.id, { ...bodyOf(before), content: quoteTxt(merged) });
-        return claimed(written, {
+        const outs = {
           ...inputsOnly,
-          ownership: "merged",
+          ownership: "merged" as const,
           original: original(before),
           added: claim.added ?? [],
-        });
+        };
+        if (merged === unquoteTxt(before.content)) return claimed(before, outs);
+        return takeOver(inputs, before, outs, () =>
+          api.replace(inputs.zoneId, before.id, { ...bodyOf(before), content: quoteTxt(merged) }),
+        );
       }
       case "undecided":
       case "refuse":
@@ -223,6 +227,40 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
     }
   },
 };
+
+/**
+ * The write that takes over the user's record. If it fails, it may have been made all the same (an
+ * answer lost on the way): the record stays in state regardless, as an initialization failure of
+ * the engine, with what it held before. The next `up` then writes it again (an update), and a
+ * destroy gives it back; without it, the user's record would be changed with nothing to restore it.
+ */
+async function takeOver(
+  inputs: ClaimedRecordProps,
+  before: ZoneRecord,
+  outs: Omit<ClaimedRecordOutputs, "recordId" | "publishedContent">,
+  write: () => Promise<ZoneRecord>,
+): Promise<dynamic.CreateResult<ClaimedRecordOutputs>> {
+  try {
+    return claimed(await write(), outs);
+  } catch (error) {
+    const message =
+      `${inputs.type} record ${inputs.name}: ${(error as Error).message.replace(/\.$/, "")}. The write may have been made: the ` +
+      "stack keeps the record with what it held before, so the next `pulumi up` writes it again and " +
+      "`pulumi destroy` gives it back.";
+    // The state must carry `__provider`: Pulumi stores exactly these properties.
+    const properties = {
+      ...outs,
+      recordId: before.id,
+      publishedContent: before.content,
+      __provider: inputs.__provider,
+    };
+    throw Object.assign(new Error(message, { cause: error }), {
+      id: before.id,
+      properties,
+      reasons: [message],
+    });
+  }
+}
 
 function cloudflareApi(): DnsRecordsApi {
   return dnsRecordsApi({ baseUrl: cloudflareSetting("baseUrl"), apiToken: cloudflareSetting("apiToken") });

@@ -62,8 +62,8 @@ export class ZoneSurvey {
 
   /**
    * A merged SPF record must stay within RFC 7208's 10 DNS lookups. Before the service has said
-   * which include it needs, the user's record plus one include is what is known: already over the
-   * limit fails at preview; the whole count is made again once the include is known.
+   * which include it needs, the user's record is what is known: over the limit fails at preview,
+   * at it warns; the whole count is made again, before anything is written, once the include is known.
    */
   private async checkMerge(
     component: string,
@@ -72,14 +72,19 @@ export class ZoneSurvey {
   ) {
     const merged = claim.content ?? unquoteTxt(claim.record.content);
     const { problem, warning, total } = await checkSpfLookups(merged, planned.name);
-    const estimate = claim.content === undefined ? total + 1 : total;
-    if (problem || estimate > SPF_LOOKUP_LIMIT) {
-      const why =
-        problem ??
-        `the SPF record at ${planned.name} already needs ${total} DNS lookups, and the service's include adds at least 1: ` +
-          `over the limit of ${SPF_LOOKUP_LIMIT} (RFC 7208 §4.6.4), receivers would return permerror.`;
+    if (problem) {
       throw new pulumi.ResourceError(
-        `Domain ${component}: cannot merge into the SPF record at ${planned.name}: ${why}`,
+        `Domain ${component}: cannot merge into the SPF record at ${planned.name}: ${problem}`,
+        this.parent,
+      );
+    }
+    // Before the service has named its include, the record may hold it already (a stack that
+    // merged before): one more lookup is only a warning here, and `up` counts again before writing.
+    if (claim.content === undefined && total + 1 > SPF_LOOKUP_LIMIT) {
+      pulumi.log.warn(
+        `${component}: the SPF record at ${planned.name} needs ${total} DNS lookups: unless it already holds the ` +
+          `service's include, merging it goes over the limit of ${SPF_LOOKUP_LIMIT} (RFC 7208 §4.6.4), and \`pulumi up\` ` +
+          "will stop before writing it.",
         this.parent,
       );
     }

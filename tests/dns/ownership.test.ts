@@ -47,9 +47,11 @@ describe("ownership marks", () => {
     );
   });
 
-  it("still knows its own mark when names so long that the mark itself is cut", () => {
-    const comment = markedComment("p".repeat(60), "s".repeat(60), "email spf");
-    expect(comment).toHaveLength(MAX_COMMENT_LENGTH);
-    expect(recordOwner(comment, "p".repeat(60), "s".repeat(60))).toEqual({ kind: "this-stack" });
+  it("shortens names over 40 characters with a hash, so the mark always fits and long names still differ", () => {
+    const project = "p".repeat(60);
+    const comment = markedComment(project, "s".repeat(60), "email spf");
+    expect(comment).toMatch(/^pulumi p{31}~[0-9a-f]{8}\/s{31}~[0-9a-f]{8}: email spf$/);
+    expect(recordOwner(comment, project, "s".repeat(60))).toEqual({ kind: "this-stack" });
+    expect(recordOwner(comment, project, `${"s".repeat(59)}t`).kind).toBe("other-stack");
   });
 });

@@ -2,7 +2,7 @@ import { promises as dns } from "node:dns";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
-import { destroyRun, runProgram, RunOptions } from "../support/live-mocks";
+import { destroyRun, runProgram, RunOptions } from "../../testing";
 
 /**
  * A `Domain` that claims every record it publishes (merge, overwrite, adopt, add) while the

@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { clientFor, useEmulator } from "../support/emulator";
-import { destroyRun, ProgramRun, runProgram, RunOptions } from "../support/live-mocks";
+import { destroyRun, ProgramRun, runProgram, RunOptions } from "../../testing";
 
 /**
  * Adversarial review of the `Domain` component's DNS ownership, as programs a user runs again and

@@ -234,20 +234,27 @@ describe("SPF merge", () => {
     expect(await txtAt(name)).toEqual([GOOGLE_SPF]);
   });
 
-  it("refuses at preview a record that is already at the 10-lookup limit, with the count", async () => {
+  it("warns at preview of a record already at the 10-lookup limit, and stops the `up` before writing, with the count", async () => {
     const name = freshName();
     const includes = Array.from({ length: 10 }, (_, i) => `include:spf${i}.${name}`);
     for (let i = 0; i < 10; i++)
       await userRecord({ name: `spf${i}.${name}`, type: "TXT", content: "v=spf1 -all" });
-    await userRecord({ name, type: "TXT", content: `v=spf1 ${includes.join(" ")} -all` });
-    const run = await runProgram(
-      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
-      preview(),
+    const mine = `v=spf1 ${includes.join(" ")} -all`;
+    await userRecord({ name, type: "TXT", content: mine });
+    const program = domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } });
+
+    const planned = await runProgram(program, preview());
+    expect(planned.errors).toEqual([]);
+    expect(planned.programLogs.join("\n")).toContain(
+      `mail: the SPF record at ${name} needs 10 DNS lookups: unless it already holds the service's include, merging it goes over the limit of 10`,
     );
-    expect(messages(run)).toContain(
-      `Domain mail: cannot merge into the SPF record at ${name}: the SPF record at ${name} already needs 10 DNS lookups`,
+
+    const up = await runProgram(program, live());
+    expect(messages(up)).toContain(`SPF record ${name}: merged, it would be`);
+    expect(messages(up)).toContain(
+      "SPF needs at least 11 DNS lookups, over the limit of 10 (RFC 7208 §4.6.4)",
     );
-    expect(messages(run)).toContain("RFC 7208 §4.6.4");
+    expect(await txtAt(name)).toEqual([mine]);
   });
 
   it("refuses a record already over the limit at preview, counting through its includes", async () => {
