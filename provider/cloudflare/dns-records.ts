@@ -270,11 +270,12 @@ function saysGone(answer: Answer): boolean {
   return (answer.envelope?.errors ?? []).some((error) => error.code === 81044 || error.code === 1001);
 }
 
-/** Backoff: Retry-After (capped at a minute), else 1, 2, 4, 8 s… capped at 8 s. */
+/** Backoff: Retry-After (capped at a minute), else 0.25, 0.5, 1, 2, 4, 8 s, 8 s… */
 function retryDelay(answer: Answer, attempt: number): number {
   if (answer.kind === "answered" && answer.retryAfterMs !== undefined)
     return Math.min(answer.retryAfterMs, 60_000);
-  return Math.min(1000 * 2 ** attempt, 8000);
+  // A dropped keep-alive connection is the usual lost answer: the first retry soon, then backing off.
+  return Math.min(250 * 2 ** attempt, 8000);
 }
 
 /** A record of the API's answer, with the fields this package reads. */

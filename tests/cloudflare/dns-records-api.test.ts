@@ -147,7 +147,7 @@ describe("Cloudflare DNS-records API client", () => {
       ).content,
     ).toBe('"y"');
     expect(await api.remove(zoneId, made.id)).toBe(true);
-    expect(slept).toEqual([1000, 1000, 2000, 1000]);
+    expect(slept).toEqual([250, 250, 500, 250]);
   });
 
   it("gives up within its budget, naming the call and Cloudflare's answer, never the token", async () => {
@@ -166,7 +166,7 @@ describe("Cloudflare DNS-records API client", () => {
     expect(isCloudflareApiError(error)).toBe(true);
     expect((error as Error).message).toMatch(/^Cloudflare list of all records named .+ failed: HTTP 503/);
     expect((error as Error).message).not.toContain(emulator().cloudflare.apiToken);
-    expect(clock).toBe(7000); // 1 + 2 + 4 s; the next wait (8 s) would pass the 10 s budget
+    expect(clock).toBe(7750); // 0.25 + 0.5 + 1 + 2 + 4 s; the next wait (8 s) would pass the 10 s budget
   });
 
   it("reports a refused token with Cloudflare's code and no part of the token", async () => {

@@ -8,7 +8,7 @@ import { destroyRun, runProgram, RunOptions } from "../../testing";
  * A `Domain` that claims every record it publishes (merge, overwrite, adopt, add) while the
  * Cloudflare stand-in refuses, drops, or makes writes and reads and loses their answers: nothing
  * may be made twice, and a destroy under the same faults gives back every record of the user's.
- * The claimed records' client waits between retries in real time (1, 2, 4 s…), hence the length.
+ * The claimed records' client waits between retries in real time (0.25, 0.5, 1 s…).
  */
 
 const emulator = useEmulator();
