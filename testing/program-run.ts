@@ -98,7 +98,11 @@ export interface RunOptions {
   project?: string;
   /** @default "test" */
   stack?: string;
-  /** Gives up waiting for registrations after this long and reports what is pending. @default 20000 */
+  /**
+   * Gives up waiting for registrations after this long and reports what is pending. The program is
+   * then stopped (nothing more is registered) and the run returns once the provider calls under
+   * way have finished, holding everything it made. @default 20000
+   */
   timeoutMs?: number;
   hooks?: {
     /** Alters a DnsRecord's body before it is written to the stand-in (e.g. to corrupt DKIM). */

@@ -87,6 +87,10 @@ class Run {
   private programEnded = false;
   private doneCounter = 0;
   private restore: (() => void)[] = [];
+  /** Set when the run timed out: the program's later registrations and invokes fail with it. */
+  private stopped: string | undefined;
+  /** Mock calls (registrations, invokes) being answered now: a provider at work. */
+  private inFlight = 0;
 
   constructor(private readonly options: RunOptions) {
     this.failed = new Promise((resolve) => {
@@ -105,8 +109,8 @@ class Run {
     const { mode } = this.options;
     await pulumi.runtime.setMocks(
       {
-        newResource: (args) => this.newResource(args),
-        call: (args) => this.call(args),
+        newResource: (args) => this.answering(() => this.newResource(args)),
+        call: (args) => this.answering(() => this.call(args)),
       },
       this.options.project ?? "email-delivery",
       this.options.stack ?? "test",
@@ -165,9 +169,6 @@ class Run {
     });
     const outcome = await Promise.race([work.then(() => "done" as const), timedOut]);
     clearTimeout(timer);
-    // Unhandled rejections (and their `rejectionHandled` counterparts) are reported after the
-    // microtask queue drains: let them arrive while this run still listens.
-    for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     if (outcome === "timeout") {
       const stuck = this.registrations
         .filter((r) => r.status === "pending")
@@ -176,7 +177,17 @@ class Run {
         source: "timeout",
         message: `run did not finish within ${timeoutMs} ms; pending registrations: ${stuck.join(", ") || "none"}`,
       });
+      // The program would go on after this returns (the runtime is process-wide): creating what no
+      // returned run holds, registering into the next run, failing unhandled once the emulator
+      // stops. Stop it as the engine stops an update: nothing more is registered, and what a
+      // provider has under way finishes (each has its own time limit), so the run holds, and
+      // destroyRun deletes, everything it made.
+      this.stopped = `not done: the run had timed out after ${timeoutMs} ms`;
+      await this.settle();
     }
+    // Unhandled rejections (and their `rejectionHandled` counterparts) are reported after the
+    // microtask queue drains: let them arrive while this run still listens.
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
 
     const registrations = [...this.registrations];
     const find = (type: string) => (r: Registration) =>
@@ -207,6 +218,26 @@ class Run {
   dispose(): void {
     for (const undo of this.restore.reverse()) undo();
     this.restore = [];
+  }
+
+  /** Answers a mock call, counted as under way; refused once the run has stopped. */
+  private async answering<T>(answer: () => Promise<T>): Promise<T> {
+    if (this.stopped !== undefined) throw new Error(this.stopped);
+    this.inFlight += 1;
+    try {
+      return await answer();
+    } finally {
+      this.inFlight -= 1;
+    }
+  }
+
+  /** Waits until no mock call is under way, twice in a row across a short timer. */
+  private async settle(): Promise<void> {
+    let quietRounds = 0;
+    while (quietRounds < 2) {
+      await new Promise((resolve) => setTimeout(resolve, this.inFlight > 0 ? 20 : 5));
+      quietRounds = this.inFlight === 0 ? quietRounds + 1 : 0;
+    }
   }
 
   /**
