@@ -1,0 +1,51 @@
+import { spawn } from "node:child_process";
+import { REPO_ROOT } from "../../packaging/clean-clone";
+import { FREE_PORTS } from "../support/command";
+
+/**
+ * The emulator's command (as installed: dist/emulator/bin.js) refuses a number flag it cannot use
+ * (not a number, or a DKIM key size RSA refuses), as it refuses a bad port, `--fault` or
+ * `--rate-limit`: one line naming the flag, exit 1, before any port opens. `--dkim-bits abc`
+ * started, and every `domains/create` then answered Rails' "Internal Server Error";
+ * `--fault-seed abc` started with a seed of 0 (the run-time `PUT /__emulator/faults` refuses a
+ * seed that is not a whole number).
+ */
+
+const BIN = `${REPO_ROOT}/dist/emulator/bin.js`;
+
+interface Outcome {
+  /** Exit code, or "started" when it printed its ready line (it is then stopped). */
+  code: number | null | "started";
+  stderr: string;
+}
+
+function start(args: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...FREE_PORTS, ...args], { cwd: REPO_ROOT });
+    let stdout = "";
+    let stderr = "";
+    let started = false;
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk;
+      if (!started && /^# ready/m.test(stdout)) {
+        started = true;
+        child.kill("SIGINT");
+      }
+    });
+    child.on("exit", (code) => resolve({ code: started ? "started" : code, stderr }));
+  });
+}
+
+describe("the emulator command refuses a number flag that is not a number it can use", () => {
+  it.each([
+    [["--dkim-bits", "abc"], "--dkim-bits"],
+    [["--dkim-bits", "100"], "--dkim-bits"],
+    [["--fault-seed", "abc"], "--fault-seed"],
+    [["--fault-seed", "1.5"], "--fault-seed"],
+  ])("%j: one line naming the flag, exit 1", async (args, flag) => {
+    const outcome = await start(args);
+    expect(outcome.code).toBe(1);
+    expect(outcome.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining(`emulator: ${flag}`)]);
+  });
+});
