@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
-import { Emulator, startEmulator } from "./start";
+import { Emulator, MAX_DKIM_BITS, MIN_DKIM_BITS, startEmulator } from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]
        (in a clone of the repository: npm run emulator -- [options])
@@ -23,7 +23,7 @@ A port of 0 takes a free one (the settings printed say which).
   --cloudflare-token T  Cloudflare bearer token (default emulator-cloudflare-token-000000000000001)
   --zone NAME           a Cloudflare zone to serve; repeatable (default example.com)
   --resolver HOST:PORT  DNS server the domain check queries (default the emulator's own)
-  --dkim-bits N         RSA key size of new DKIM keys (default 1024, as Postal)
+  --dkim-bits N         RSA key size of new DKIM keys, 1024 to 4096 (default 1024, as Postal)
   --no-split-txt        store quoted TXT strings over 255 bytes unsplit
   --state FILE          keep state in FILE (JSON, written atomically before each answer to a
                         change, so it survives kill -9; reloaded on start; a file that is not
@@ -77,6 +77,12 @@ export async function runCli(
       throw new Error(`--${flag}: not a port: ${value}`);
     return parsed;
   };
+  const wholeNumber = (flag: string, value: string, min: number, max: number) => {
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value) || parsed < min || parsed > max)
+      throw new Error(`--${flag}: expected a whole number from ${min} to ${max}, not ${value}`);
+    return parsed;
+  };
 
   const emulator = await startEmulator({
     ports: {
@@ -89,11 +95,11 @@ export async function runCli(
     cloudflareToken: values["cloudflare-token"],
     zones: values.zone,
     resolver: values.resolver,
-    dns: { dkimKeyBits: Number(values["dkim-bits"]) },
+    dns: { dkimKeyBits: wholeNumber("dkim-bits", values["dkim-bits"], MIN_DKIM_BITS, MAX_DKIM_BITS) },
     splitLongTxt: !values["no-split-txt"],
     stateFile: values.state,
     faults: (values.fault ?? []).map(parseFaultRule),
-    faultSeed: Number(values["fault-seed"]),
+    faultSeed: wholeNumber("fault-seed", values["fault-seed"], 0, 2 ** 32 - 1),
     rateLimit: values["rate-limit"] === undefined ? undefined : parseRateLimit(values["rate-limit"]),
   });
 

@@ -73,9 +73,22 @@ const DEFAULT_ENDPOINTS = [
   { name: "Archive", url: "http://127.0.0.1:9/archive" },
 ];
 
+/** DKIM key sizes the emulator makes: RFC 8301's least, and the most verifiers must support. */
+export const MIN_DKIM_BITS = 1024;
+export const MAX_DKIM_BITS = 4096;
+
 /** Starts the email API, the Cloudflare stand-in and the DNS server together. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? "127.0.0.1";
+  const dkimKeyBits = options.dns?.dkimKeyBits;
+  // A size RSA refuses would start, then answer every domains/create with a 500.
+  if (
+    dkimKeyBits !== undefined &&
+    !(Number.isInteger(dkimKeyBits) && dkimKeyBits >= MIN_DKIM_BITS && dkimKeyBits <= MAX_DKIM_BITS)
+  )
+    throw new Error(
+      `dns.dkimKeyBits: expected a whole number from ${MIN_DKIM_BITS} to ${MAX_DKIM_BITS}, not ${dkimKeyBits}`,
+    );
   const file = options.stateFile ? new StateFile(options.stateFile) : undefined;
   const store = new Store((await file?.read()) ?? undefined, file);
   const faults = new FaultInjector(options.faultSeed ?? 1);
