@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Program } from "./program-run";
 
 /** jest's module object, when the kit was loaded by jest (jest gives every module its own `jest`). */
@@ -11,24 +13,62 @@ declare const jest: { isolateModules(fn: () => void): void } | undefined;
  * its exports as the stack's outputs. Under jest the file is loaded by jest (with the project's
  * transform, e.g. ts-jest) in a module registry of its own; elsewhere by Node, with TypeScript
  * compiled as Pulumi's Node.js language host does it (the project's `ts-node` or the one
- * `@pulumi/pulumi` ships, with the project's `typescript` and `tsconfig.json`).
+ * `@pulumi/pulumi` ships, with the project's `typescript` and `tsconfig.json`), and an ES module
+ * (`.mjs`, or `.js` in a `"type": "module"` package) imported, as that host imports it, under a
+ * URL of its own per run (the modules it imports load once). As there, a module that exports a
+ * function (an ES module's default export) is called, and what it returns is the outputs.
  */
 export function programFile(file: string): Program<string> {
   const resolved = path.resolve(file);
-  return () => {
-    let exports: Record<string, unknown> = {};
+  let runs = 0;
+  return async () => {
+    runs += 1;
     if (typeof jest !== "undefined") {
+      let exports: unknown = {};
       jest.isolateModules(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading the program is the point
-        exports = require(resolved) as Record<string, unknown>;
+        exports = require(resolved);
       });
-      return exports;
+      return outputsOf(exports);
+    }
+    if (isEsModule(resolved)) {
+      const namespace = (await import(`${pathToFileURL(resolved).href}?run=${runs}`)) as Record<
+        string,
+        unknown
+      >;
+      if (Object.getOwnPropertyDescriptor(namespace, "default") === undefined) return outputsOf(namespace);
+      if (Object.keys(namespace).length !== 1)
+        throw new Error(`${file}: expected either a default export or named exports, not both (as Pulumi)`);
+      return outputsOf(namespace.default);
     }
     if (/\.[mc]?tsx?$/.test(resolved)) registerTypeScript(path.dirname(resolved));
     forgetProjectModules(path.dirname(resolved));
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading the program is the point
-    return require(resolved) as Record<string, unknown>;
+    return outputsOf(require(resolved));
   };
+}
+
+/** The stack's outputs from what a program's module exports, as Pulumi's language host reads them. */
+async function outputsOf(exported: unknown): Promise<Record<string, unknown>> {
+  const result: unknown = typeof exported === "function" ? await (exported as () => unknown)() : exported;
+  return (result ?? {}) as Record<string, unknown>;
+}
+
+/** Whether Node loads `file` as an ES module: `.mjs`, or `.js` whose package says `"type": "module"`. */
+function isEsModule(file: string): boolean {
+  if (file.endsWith(".mjs")) return true;
+  if (!file.endsWith(".js")) return false;
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    const manifest = path.join(dir, "package.json");
+    if (existsSync(manifest)) {
+      try {
+        return (JSON.parse(readFileSync(manifest, "utf8")) as { type?: unknown }).type === "module";
+      } catch {
+        return false;
+      }
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
 }
 
 /** Registers ts-node once, as `@pulumi/pulumi/cmd/run` does for a TypeScript program. */
