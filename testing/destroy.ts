@@ -30,7 +30,10 @@ export async function destroyRun(run: ProgramRun<string>, options: RunOptions): 
       if (registration.type.startsWith(DYNAMIC_TYPE_PREFIX) && registration.serializedProvider) {
         const text = registration.serializedProvider;
         let provider = providers.get(text);
-        if (!provider) providers.set(text, (provider = loadProvider(text, config, options.project)));
+        if (!provider) {
+          provider = loadProvider(text, config, options.project, options.projectDir ?? run.projectDir);
+          providers.set(text, provider);
+        }
         const state = nodeRealm.JSON.parse(
           JSON.stringify({ ...registration.state, __provider: text }),
         ) as Record<string, unknown>;

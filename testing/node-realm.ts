@@ -58,14 +58,29 @@ export function runConfig(options: RunOptions): Record<string, string> {
   );
 }
 
-/** A provider as the host makes one from its text: deserialized, then configured from the stack config. */
+/**
+ * A provider as the host makes one from its text: deserialized, then configured from the stack
+ * config. The host runs in the project's folder (`projectDir`), and a stored loader loads this
+ * package from `process.cwd()`: it is given that folder while it loads, whatever the test
+ * process's own current folder.
+ */
 export async function loadProvider(
   text: string,
   config: Record<string, string>,
   project = "email-delivery",
+  projectDir = nodeRealm.process.cwd(),
 ): Promise<DynamicProvider> {
   const module = requireFromString(text) as { handler(): DynamicProvider };
-  const instance = module.handler();
+  const realProcess = nodeRealm.process;
+  const cwd = Object.getOwnPropertyDescriptor(realProcess, "cwd");
+  let instance: DynamicProvider;
+  realProcess.cwd = () => projectDir;
+  try {
+    instance = module.handler(); // synchronous: the loader requires the package at once
+  } finally {
+    if (cwd) Object.defineProperty(realProcess, "cwd", cwd);
+    else delete (realProcess as Partial<NodeJS.Process>).cwd;
+  }
   const get = (key: string) => config[key.includes(":") ? key : `${project}:${key}`];
   await instance.configure?.({
     config: {

@@ -21,7 +21,7 @@ declare const jest: { isolateModules(fn: () => void): void } | undefined;
 export function programFile(file: string): Program<string> {
   const resolved = path.resolve(file);
   let runs = 0;
-  return async () => {
+  const program = async () => {
     runs += 1;
     if (typeof jest !== "undefined") {
       let exports: unknown = {};
@@ -46,6 +46,7 @@ export function programFile(file: string): Program<string> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loading the program is the point
     return outputsOf(require(resolved));
   };
+  return Object.assign(program, { projectDir: path.dirname(resolved) });
 }
 
 /** The stack's outputs from what a program's module exports, as Pulumi's language host reads them. */

@@ -96,6 +96,11 @@ export interface RunOptions {
   secretConfigKeys?: string[];
   /** @default "email-delivery" */
   project?: string;
+  /**
+   * The Pulumi project's folder, where the engine starts the provider host, which loads this
+   * package from there to run the resources. @default a `programFile`'s folder, else the current one
+   */
+  projectDir?: string;
   /** @default "test" */
   stack?: string;
   /**
@@ -117,6 +122,8 @@ export interface RunOptions {
 }
 
 export interface ProgramRun<K extends string> {
+  /** The folder the run's providers were loaded from (`RunOptions.projectDir`); `destroyRun` uses it too. */
+  projectDir: string;
   /** The program's outputs, resolved to plain values ({@link UNKNOWN_MARKER} where unknown); absent when failed. */
   outputs: Partial<Record<K, unknown>>;
   registrations: Registration[];
@@ -135,4 +142,7 @@ export interface ProgramRun<K extends string> {
   dependsOn(dependent: Registration, dependency: Registration): boolean;
 }
 
-export type Program<K extends string> = () => Record<K, unknown> | Promise<Record<K, unknown>>;
+export type Program<K extends string> = (() => Record<K, unknown> | Promise<Record<K, unknown>>) & {
+  /** The program file's folder (set by `programFile`): the default `RunOptions.projectDir`. */
+  readonly projectDir?: string;
+};

@@ -59,7 +59,7 @@ export async function runProgram<K extends string>(
   if (options.mode === "live" && !options.emulator)
     throw new Error("runProgram: live mode needs an emulator");
   running = true;
-  const run = new Run(options);
+  const run = new Run({ ...options, projectDir: options.projectDir ?? program.projectDir ?? process.cwd() });
   try {
     return await run.execute(program);
   } finally {
@@ -193,6 +193,7 @@ class Run {
     const find = (type: string) => (r: Registration) =>
       r.type === type || (r.type.startsWith(`${DYNAMIC_TYPE_PREFIX}/`) && r.type.endsWith(`/${type}`));
     return {
+      projectDir: this.options.projectDir!,
       outputs,
       registrations,
       invokes: [...this.invokes],
@@ -502,7 +503,7 @@ class Run {
     // As the host: deserialized and configured once per distinct text (per process = per run here).
     let provider = this.providers.get(text);
     if (!provider) {
-      provider = loadProvider(text, this.config, this.options.project);
+      provider = loadProvider(text, this.config, this.options.project, this.options.projectDir);
       this.providers.set(text, provider);
     }
     return provider;
