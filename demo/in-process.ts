@@ -15,7 +15,10 @@ export const IN_PROCESS = "[in-process, no Pulumi engine]";
  * through its DNS server), the same table as the CLI's demo, then everything deleted again. No
  * Pulumi engine: no state, no diff, nothing deployed anywhere.
  */
-export async function runInProcess(log: (line: string) => void = console.log): Promise<number> {
+export async function runInProcess(
+  log: (line: string) => void = console.log,
+  stackFile = path.join(REPO_ROOT, "Pulumi.local.yaml"),
+): Promise<number> {
   const say = (line: string) => log(`${IN_PROCESS} ${line}`);
   const emulator = await startEmulator();
   try {
@@ -23,6 +26,7 @@ export async function runInProcess(log: (line: string) => void = console.log): P
       `emulator: email API ${emulator.emailApi.url}, Cloudflare ${emulator.cloudflare.url}, DNS ${emulator.dns.address}`,
     );
     const options = await localStack(
+      stackFile,
       emulator.emailApi.url,
       emulator.cloudflare.url,
       emulator.cloudflare.zones[0].id,
@@ -57,15 +61,16 @@ export async function runInProcess(log: (line: string) => void = console.log): P
 
 /** The `local` stack's settings (Pulumi.local.yaml) with the emulator's actual addresses. */
 async function localStack(
+  stackFile: string,
   emailApiUrl: string,
   cloudflareUrl: string,
   zoneId: string,
 ): Promise<Pick<RunOptions, "config" | "project" | "stack">> {
-  const stackFile = load(await fs.readFile(path.join(REPO_ROOT, "Pulumi.local.yaml"), "utf8")) as {
+  const settings = load(await fs.readFile(stackFile, "utf8")) as {
     config: Record<string, unknown>;
   };
   const config = Object.fromEntries(
-    Object.entries(stackFile.config).map(([key, value]) => [key, String(value)]),
+    Object.entries(settings.config).map(([key, value]) => [key, String(value)]),
   );
   return {
     project: "email-delivery",
