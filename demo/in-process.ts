@@ -25,12 +25,18 @@ export async function runInProcess(
     say(
       `emulator: email API ${emulator.emailApi.url}, Cloudflare ${emulator.cloudflare.url}, DNS ${emulator.dns.address}`,
     );
-    const options = await localStack(
-      stackFile,
-      emulator.emailApi.url,
-      emulator.cloudflare.url,
-      emulator.cloudflare.zones[0].id,
-    );
+    let options: Pick<RunOptions, "config" | "project" | "stack">;
+    try {
+      options = await localStack(
+        stackFile,
+        emulator.emailApi.url,
+        emulator.cloudflare.url,
+        emulator.cloudflare.zones[0].id,
+      );
+    } catch (error) {
+      say(`failed: ${stackFile}: ${(error as Error).message.split("\n")[0]}`);
+      return 1;
+    }
     const program = programFile(path.join(REPO_ROOT, "examples/basic/index.ts"));
     const settings: Omit<RunOptions, "mode"> = { ...options, emulator, timeoutMs: 120_000 };
 
@@ -66,12 +72,12 @@ async function localStack(
   cloudflareUrl: string,
   zoneId: string,
 ): Promise<Pick<RunOptions, "config" | "project" | "stack">> {
-  const settings = load(await fs.readFile(stackFile, "utf8")) as {
-    config: Record<string, unknown>;
-  };
-  const config = Object.fromEntries(
-    Object.entries(settings.config).map(([key, value]) => [key, String(value)]),
-  );
+  const settings = load(await fs.readFile(stackFile, "utf8")) as { config?: unknown } | null;
+  const stackConfig = settings?.config;
+  if (typeof stackConfig !== "object" || stackConfig === null || Array.isArray(stackConfig)) {
+    throw new Error("expected a `config:` map of the stack's settings, as `pulumi config set` writes it");
+  }
+  const config = Object.fromEntries(Object.entries(stackConfig).map(([key, value]) => [key, String(value)]));
   return {
     project: "email-delivery",
     stack: "local",
