@@ -1,4 +1,8 @@
 import { spawn } from "node:child_process";
+import * as dgram from "node:dgram";
+import { once } from "node:events";
+import * as net from "node:net";
+import type { AddressInfo } from "node:net";
 import { REPO_ROOT } from "../../packaging/clean-clone";
 import { FREE_PORTS } from "../support/command";
 
@@ -47,5 +51,30 @@ describe("the emulator command refuses a number flag that is not a number it can
     const outcome = await start(args);
     expect(outcome.code).toBe(1);
     expect(outcome.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining(`emulator: ${flag}`)]);
+  });
+});
+
+describe("the emulator command with a port already in use", () => {
+  // Another emulator (or anything) on the port: the message says which flag's port, and how on.
+  it.each([
+    ["--email-port", "tcp"],
+    ["--cloudflare-port", "tcp"],
+    ["--dns-port", "udp"],
+  ] as const)("%s: one line naming the port and the flag, exit 1", async (flag, protocol) => {
+    const holder =
+      protocol === "tcp"
+        ? net.createServer().listen(0, "127.0.0.1")
+        : dgram.createSocket("udp4").bind(0, "127.0.0.1");
+    await once(holder, "listening");
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const outcome = await start([flag, String(port)]);
+      expect(outcome.code).toBe(1);
+      expect(outcome.stderr.trimEnd().split("\n")).toEqual([
+        expect.stringMatching(new RegExp(`^emulator: .*port ${port}.*${flag}.*in use.*0 for a free one`)),
+      ]);
+    } finally {
+      holder.close();
+    }
   });
 });
