@@ -84,12 +84,13 @@ export async function runCli(
     return parsed;
   };
 
+  const ports = {
+    emailApi: port("email-port", values["email-port"]),
+    cloudflare: port("cloudflare-port", values["cloudflare-port"]),
+    dns: port("dns-port", values["dns-port"]),
+  };
   const emulator = await startEmulator({
-    ports: {
-      emailApi: port("email-port", values["email-port"]),
-      cloudflare: port("cloudflare-port", values["cloudflare-port"]),
-      dns: port("dns-port", values["dns-port"]),
-    },
+    ports,
     apiKey: values["api-key"],
     masterKey: values["master-key"],
     cloudflareToken: values["cloudflare-token"],
@@ -101,6 +102,19 @@ export async function runCli(
     faults: (values.fault ?? []).map(parseFaultRule),
     faultSeed: wholeNumber("fault-seed", values["fault-seed"], 0, 2 ** 32 - 1),
     rateLimit: values["rate-limit"] === undefined ? undefined : parseRateLimit(values["rate-limit"]),
+  }).catch((error: NodeJS.ErrnoException & { port?: number; address?: string }) => {
+    if (error.code !== "EADDRINUSE") throw error;
+    // Node says "listen EADDRINUSE: address already in use …" (or "bind EADDRINUSE …" for UDP).
+    const flags: Record<string, string> = {
+      [ports.emailApi]: "--email-port",
+      [ports.cloudflare]: "--cloudflare-port",
+      [ports.dns]: "--dns-port",
+    };
+    const flag = error.port === undefined ? undefined : flags[error.port];
+    throw new Error(
+      `port ${error.port ?? "?"}${flag ? ` (${flag})` : ""} is in use on ${error.address ?? "127.0.0.1"} ` +
+        `(another emulator still running?): stop what holds it, or pick another port (0 for a free one)`,
+    );
   });
 
   print("# email delivery emulator — paste into an env file, or `export` each line");
