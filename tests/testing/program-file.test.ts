@@ -27,15 +27,16 @@ describe("programFile", () => {
     }
   });
 
-  it("under Node (the built kit): an ES module, a default-exported function and a CommonJS function, each run twice", async () => {
+  it("under Node (the built kit): an ES module, a default-exported function and a CommonJS function, each run four times", async () => {
     const script = `
       const { programFile, runProgram } = require("pulumi-email-delivery/testing");
       (async () => {
         const runs = [];
         for (const file of JSON.parse(process.argv[1])) {
           const program = programFile(file);
-          for (let i = 0; i < 2; i++) {
-            const run = await runProgram(program, { mode: "preview" });
+          // The same program twice, then a programFile of its own per run (as the README's tests do).
+          for (let i = 0; i < 4; i++) {
+            const run = await runProgram(i < 2 ? program : programFile(file), { mode: "preview" });
             runs.push({
               program: require("node:path").basename(file),
               routes: run.ofType(${JSON.stringify(ROUTE)}).map((r) => r.name),
@@ -53,7 +54,7 @@ describe("programFile", () => {
       { cwd: REPO_ROOT },
     );
     const expected = files.flatMap((program) =>
-      [1, 2].map(() => ({ program, routes: ["support"], outputs: { address: "support" }, errors: [] })),
+      [1, 2, 3, 4].map(() => ({ program, routes: ["support"], outputs: { address: "support" }, errors: [] })),
     );
     expect(JSON.parse(output)).toEqual(expected);
   }, 60_000);
