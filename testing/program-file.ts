@@ -7,6 +7,9 @@ import type { Program } from "./program-run";
 /** jest's module object, when the kit was loaded by jest (jest gives every module its own `jest`). */
 declare const jest: { isolateModules(fn: () => void): void } | undefined;
 
+/** Loads of ES-module programs in this process: each gets a URL of its own, whatever programFile made it. */
+let loads = 0;
+
 /**
  * A program given as its file (`index.ts` of a Pulumi project), for `runProgram`: each run loads
  * it anew, since a Pulumi program declares its resources when its module is loaded, and returns
@@ -20,9 +23,8 @@ declare const jest: { isolateModules(fn: () => void): void } | undefined;
  */
 export function programFile(file: string): Program<string> {
   const resolved = path.resolve(file);
-  let runs = 0;
   const program = async () => {
-    runs += 1;
+    loads += 1;
     if (typeof jest !== "undefined") {
       let exports: unknown = {};
       jest.isolateModules(() => {
@@ -32,7 +34,7 @@ export function programFile(file: string): Program<string> {
       return outputsOf(exports);
     }
     if (isEsModule(resolved)) {
-      const namespace = (await import(`${pathToFileURL(resolved).href}?run=${runs}`)) as Record<
+      const namespace = (await import(`${pathToFileURL(resolved).href}?run=${loads}`)) as Record<
         string,
         unknown
       >;
