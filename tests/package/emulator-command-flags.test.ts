@@ -12,7 +12,7 @@ import { FREE_PORTS } from "../support/command";
  * `--rate-limit`: one line naming the flag, exit 1, before any port opens. `--dkim-bits abc`
  * started, and every `domains/create` then answered Rails' "Internal Server Error";
  * `--fault-seed abc` started with a seed of 0 (the run-time `PUT /__emulator/faults` refuses a
- * seed that is not a whole number).
+ * seed that is not a whole number). Likewise a flag whose value the emulator cannot use at all.
  */
 
 const BIN = `${REPO_ROOT}/dist/emulator/bin.js`;
@@ -47,6 +47,12 @@ describe("the emulator command refuses a number flag that is not a number it can
     [["--dkim-bits", "100"], "--dkim-bits"],
     [["--fault-seed", "abc"], "--fault-seed"],
     [["--fault-seed", "1.5"], "--fault-seed"],
+    // Accepted, then every domains/check a 500 (the resolver), or no request ever authenticated (an
+    // empty key or token, which reads as none), or a zone with no name.
+    [["--resolver", "garbage"], "--resolver"],
+    [["--api-key="], "--api-key"],
+    [["--cloudflare-token="], "--cloudflare-token"],
+    [["--zone="], "--zone"],
   ])("%j: one line naming the flag, exit 1", async (args, flag) => {
     const outcome = await start(args);
     expect(outcome.code).toBe(1);
