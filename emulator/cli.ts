@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
-import { Emulator, MAX_DKIM_BITS, MIN_DKIM_BITS, startEmulator } from "./start";
+import { Emulator, MAX_DKIM_BITS, MIN_DKIM_BITS, resolverProblem, startEmulator } from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]
        (in a clone of the repository: npm run emulator -- [options])
@@ -83,6 +83,16 @@ export async function runCli(
       throw new Error(`--${flag}: expected a whole number from ${min} to ${max}, not ${value}`);
     return parsed;
   };
+  // An empty key or token reads as none: no request could authenticate.
+  const nonEmpty = (flag: string, value: string) => {
+    if (value.trim() === "") throw new Error(`--${flag}: must not be empty`);
+    return value;
+  };
+  const resolver = (value: string | undefined) => {
+    const problem = value === undefined ? undefined : resolverProblem(value);
+    if (problem) throw new Error(`--resolver: ${problem}`);
+    return value;
+  };
 
   const ports = {
     emailApi: port("email-port", values["email-port"]),
@@ -91,11 +101,11 @@ export async function runCli(
   };
   const emulator = await startEmulator({
     ports,
-    apiKey: values["api-key"],
-    masterKey: values["master-key"],
-    cloudflareToken: values["cloudflare-token"],
-    zones: values.zone,
-    resolver: values.resolver,
+    apiKey: nonEmpty("api-key", values["api-key"]),
+    masterKey: nonEmpty("master-key", values["master-key"]),
+    cloudflareToken: nonEmpty("cloudflare-token", values["cloudflare-token"]),
+    zones: values.zone?.map((zone) => nonEmpty("zone", zone)),
+    resolver: resolver(values.resolver),
     dns: { dkimKeyBits: wholeNumber("dkim-bits", values["dkim-bits"], MIN_DKIM_BITS, MAX_DKIM_BITS) },
     splitLongTxt: !values["no-split-txt"],
     stateFile: values.state,

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { Resolver } from "node:dns";
 import { addZone, cloudflareService } from "./cloudflare";
 import { CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
 import { startDnsServer } from "./dns";
@@ -77,9 +78,21 @@ const DEFAULT_ENDPOINTS = [
 export const MIN_DKIM_BITS = 1024;
 export const MAX_DKIM_BITS = 4096;
 
+/** Why `address` cannot be where the domain check sends its queries (Node's resolver takes IP[:port] only). */
+export function resolverProblem(address: string): string | undefined {
+  try {
+    new Resolver().setServers([address]);
+    return undefined;
+  } catch {
+    return `expected the IP address and port of a DNS server (e.g. 127.0.0.1:7753), not "${address}"`;
+  }
+}
+
 /** Starts the email API, the Cloudflare stand-in and the DNS server together. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? "127.0.0.1";
+  const badResolver = options.resolver === undefined ? undefined : resolverProblem(options.resolver);
+  if (badResolver) throw new Error(`resolver: ${badResolver}`); // else every domains/check is a 500
   const dkimKeyBits = options.dns?.dkimKeyBits;
   // A size RSA refuses would start, then answer every domains/create with a 500.
   if (
