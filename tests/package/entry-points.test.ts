@@ -1,3 +1,7 @@
+import { promises as fs } from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as ts from "typescript";
 import { REPO_ROOT } from "../../packaging/clean-clone";
 import { run } from "../../packaging/commands";
 import { envSettings, FREE_PORTS, startCommand } from "../support/command";
@@ -45,6 +49,46 @@ describe("entry points", () => {
     );
     expect(JSON.parse(loaded)).toMatchObject({ status: 200, body: { status: "success", data: [] } });
   });
+
+  it.each(["Node10", "Node16", "Bundler"] as const)(
+    "TypeScript finds each entry point's declarations in dist/ (moduleResolution %s)",
+    async (resolution) => {
+      // node10 (`"moduleResolution": "node"`, common in existing projects) ignores "exports": the
+      // subpaths reach their declarations through "typesVersions" or not at all.
+      const project = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-resolution-"));
+      try {
+        await fs.mkdir(path.join(project, "node_modules"));
+        await fs.symlink(REPO_ROOT, path.join(project, "node_modules", "pulumi-email-delivery"));
+        const options: ts.CompilerOptions = {
+          moduleResolution: ts.ModuleResolutionKind[resolution],
+          module: {
+            Node10: ts.ModuleKind.CommonJS,
+            Node16: ts.ModuleKind.Node16,
+            Bundler: ts.ModuleKind.ESNext,
+          }[resolution],
+        };
+        const declarations = Object.fromEntries(
+          ["", "/providers", "/emulator", "/testing"].map((subpath) => {
+            const resolved = ts.resolveModuleName(
+              `pulumi-email-delivery${subpath}`,
+              path.join(project, "index.ts"),
+              options,
+              ts.sys,
+            ).resolvedModule;
+            return [subpath || "/", resolved && path.relative(REPO_ROOT, resolved.resolvedFileName)];
+          }),
+        );
+        expect(declarations).toEqual({
+          "/": "dist/provider/index.d.ts",
+          "/providers": "dist/provider/providers-entry.d.ts",
+          "/emulator": "dist/emulator/index.d.ts",
+          "/testing": "dist/testing/index.d.ts",
+        });
+      } finally {
+        await fs.rm(project, { recursive: true, force: true });
+      }
+    },
+  );
 
   describe("the command", () => {
     it("--help says how to use it and exits", async () => {
