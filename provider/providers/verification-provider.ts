@@ -5,7 +5,7 @@ import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
 import { redact } from "../client/redact";
 import { checkVerificationInputs, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
-import { waitForChecks, WaitOutcome, waitTimes } from "../verification/wait";
+import { WaitClock, waitForChecks, WaitOutcome, waitTimes } from "../verification/wait";
 import { connectionSetting, rememberConfig, serviceClient } from "./connection";
 import { diffByRules, diffProperties, DiffRules } from "./diff";
 import { ReadAnswer, StoredProviderProperty } from "./stored-provider";
@@ -33,57 +33,62 @@ const DIFF_RULES: DiffRules = {
  * so the next `up` resumes the wait; a refresh re-checks, so broken records show as
  * `verified: false` and the next `up` waits again.
  */
-export const verificationProvider: dynamic.ResourceProvider = {
-  configure: rememberConfig,
+export const verificationProvider: dynamic.ResourceProvider = createVerificationProvider();
 
-  // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
-  // sends property bags of whatever shape this or an earlier version stored.
-  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<VerificationInputs>> {
-    return checkVerificationInputs(news);
-  },
+/** The verification provider with its wait on `clock` (tests); {@link verificationProvider} uses the real one. */
+export function createVerificationProvider(clock: WaitClock = {}): dynamic.ResourceProvider {
+  return {
+    configure: rememberConfig,
 
-  async diff(_id: string, olds: VerificationState, news: VerificationProps): Promise<dynamic.DiffResult> {
-    const diff = diffByRules(withDefaults(olds), withDefaults(news), DIFF_RULES);
-    // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
-    const waitAgain = olds.verified !== true && diff.replaces.length === 0;
-    return { ...diff, changes: diff.changes || waitAgain };
-  },
+    // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
+    // sends property bags of whatever shape this or an earlier version stored.
+    async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<VerificationInputs>> {
+      return checkVerificationInputs(news);
+    },
 
-  async create(inputs: VerificationProps): Promise<dynamic.CreateResult<VerificationOutputs>> {
-    return { id: String(inputs.domainId), outs: await verify(inputs) };
-  },
+    async diff(_id: string, olds: VerificationState, news: VerificationProps): Promise<dynamic.DiffResult> {
+      const diff = diffByRules(withDefaults(olds), withDefaults(news), DIFF_RULES);
+      // Not verified (a timed-out wait, or a refresh that found broken records): wait again.
+      const waitAgain = olds.verified !== true && diff.replaces.length === 0;
+      return { ...diff, changes: diff.changes || waitAgain };
+    },
 
-  async update(
-    _id: string,
-    olds: VerificationState,
-    news: VerificationProps,
-  ): Promise<dynamic.UpdateResult<VerificationOutputs>> {
-    // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
-    const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
-    if (olds.verified === true && changed.length === 0) return { outs: outputs(pickInputs(news), olds) };
-    return { outs: await verify(news) };
-  },
+    async create(inputs: VerificationProps): Promise<dynamic.CreateResult<VerificationOutputs>> {
+      return { id: String(inputs.domainId), outs: await verify(inputs, clock) };
+    },
 
-  async read(
-    id: string,
-    state: VerificationState,
-  ): Promise<ReadAnswer<VerificationInputs, VerificationOutputs>> {
-    const inputs = pickInputs(state);
-    try {
-      const result = await serviceClient().checkDomain(inputs.domainId);
-      return { id, props: outputs(inputs, result), inputs };
-    } catch (error) {
-      if (isObjectNotFound(error)) return { id: undefined, props: {} }; // the domain is gone
-      throw error;
-    }
-  },
+    async update(
+      _id: string,
+      olds: VerificationState,
+      news: VerificationProps,
+    ): Promise<dynamic.UpdateResult<VerificationOutputs>> {
+      // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
+      const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
+      if (olds.verified === true && changed.length === 0) return { outs: outputs(pickInputs(news), olds) };
+      return { outs: await verify(news, clock) };
+    },
 
-  async delete(): Promise<void> {
-    // Nothing exists on the service for a verification.
-  },
-};
+    async read(
+      id: string,
+      state: VerificationState,
+    ): Promise<ReadAnswer<VerificationInputs, VerificationOutputs>> {
+      const inputs = pickInputs(state);
+      try {
+        const result = await serviceClient().checkDomain(inputs.domainId);
+        return { id, props: outputs(inputs, result), inputs };
+      } catch (error) {
+        if (isObjectNotFound(error)) return { id: undefined, props: {} }; // the domain is gone
+        throw error;
+      }
+    },
 
-async function verify(inputs: VerificationProps): Promise<VerificationOutputs> {
+    async delete(): Promise<void> {
+      // Nothing exists on the service for a verification.
+    },
+  };
+}
+
+async function verify(inputs: VerificationProps, clock: WaitClock): Promise<VerificationOutputs> {
   // The domain's name, for people: looked up only once a check has answered and the wait goes on,
   // so a domain whose records are already right costs one request, its check.
   let domain = `Domain ${inputs.domainId}`;
@@ -109,6 +114,7 @@ async function verify(inputs: VerificationProps): Promise<VerificationOutputs> {
   let outcome: WaitOutcome;
   try {
     outcome = await waitForChecks(checkOnce, {
+      ...clock,
       checks: inputs.checks,
       ...waitTimes(inputs),
       log: (line) => log.info(`${domain}: ${line}`),

@@ -17,6 +17,9 @@ export interface WaitOptions {
   random?: () => number;
 }
 
+/** The time source of a wait; tests pass their own to run a wait without sleeping through it. */
+export type WaitClock = Pick<WaitOptions, "now" | "sleep" | "random">;
+
 export interface WaitOutcome {
   /** The last check result; undefined when the service answered no check at all. */
   result?: DomainCheck;
