@@ -5,28 +5,20 @@ import { publishRecords, unpublishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureRequest, failure, verificationInputs } from "../support/providers";
 import { ALL_CHECKS_OK } from "../support/checks";
+import { InstantClock, instantClock } from "../support/fake-clock";
 import { envelope, Script, startScriptedServer } from "../support/scripted-server";
 
 /**
  * verificationProvider called directly, as the provider host calls it, against the emulator, with
- * its wait on a clock whose sleeps return at once (and move the clock on): the polls, their
- * requests and the deadline are real, the waits between polls take no time. `afterSleep` runs in
- * each wait, to change the world between two polls. tests/engine/providers.test.ts waits on the
- * real clock, through the provider host.
+ * its wait on an instant clock (the polls and their requests are real, the waits between them take
+ * no time). tests/engine/providers.test.ts waits on the real clock, through the provider host.
  */
 describe("verificationProvider", () => {
-  let slept = 0;
-  let afterSleep: (() => Promise<void>) | undefined;
-  beforeEach(() => {
-    slept = 0;
-    afterSleep = undefined;
-  });
+  let clock: InstantClock;
+  beforeEach(() => (clock = instantClock()));
   const verificationProvider = createVerificationProvider({
-    now: () => Date.now() + slept,
-    sleep: async (ms) => {
-      slept += ms;
-      await afterSleep?.();
-    },
+    now: () => clock.now(),
+    sleep: (ms) => clock.sleep(ms),
   });
   const emulator = useEmulator();
   beforeEach(() => configureFor(emulator(), [verificationProvider]));
@@ -163,7 +155,7 @@ describe("verificationProvider", () => {
 
   it("completes once the records are published, with one check per poll and progress lines", async () => {
     const domain = await newDomain();
-    afterSleep = async () => void (await publishRecords(emulator(), domain.records)); // after the first poll
+    clock.afterSleep = () => publishRecords(emulator(), domain.records); // after the first poll
     emulator().requests.clear();
     const { id, outs } = await verificationProvider.create(inputs(domain.id));
     expect(id).toBe(String(domain.id));

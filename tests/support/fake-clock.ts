@@ -1,4 +1,5 @@
 import type { LimiterClock } from "../../provider/client/adaptive-rate-limiter";
+import type { WaitClock } from "../../provider/verification/wait";
 
 interface Timer {
   at: number;
@@ -62,3 +63,24 @@ export class FakeClock implements LimiterClock {
 
 /** Lets every pending promise chain run (a macrotask runs only once the microtask queue is empty). */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A clock for a verification's wait whose sleeps return at once and move the clock on by what
+ * they slept: the polls, their requests and the deadline stay real, the waits between polls take
+ * no time. `afterSleep`, when set, runs in each sleep, to change the world between two polls.
+ */
+export interface InstantClock extends Required<Pick<WaitClock, "now" | "sleep">> {
+  afterSleep?: () => Promise<unknown>;
+}
+
+export function instantClock(): InstantClock {
+  let slept = 0;
+  const clock: InstantClock = {
+    now: () => Date.now() + slept,
+    sleep: async (ms) => {
+      slept += ms;
+      await clock.afterSleep?.();
+    },
+  };
+  return clock;
+}
