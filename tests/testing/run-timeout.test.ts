@@ -32,6 +32,11 @@ function program(emulator: Emulator, name: string) {
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Until the emulator has answered a domains/create (it logs a request once answered). */
+async function createAnswered(emulator: Emulator) {
+  while (emulator.requests.count("domains/create") === 0) await wait(20);
+}
+
 /** What the emulator holds: domains, routes and Cloudflare records, by name. */
 function held(emulator: Emulator) {
   return {
@@ -53,7 +58,10 @@ describe("a live run that times out while a provider is at work", () => {
 
     const atReturn = held(emulator());
     const requestsAtReturn = emulator().requests.all().length;
-    await wait(4000); // the slow create answers after 1.5 s; records and routes would follow
+    await createAnswered(emulator());
+    // What would follow the create's answer (records, the route) starts within a few event-loop
+    // turns: a second is many times that on a busy machine.
+    await wait(1000);
     expect(held(emulator())).toEqual(atReturn);
     expect(emulator().requests.all().length).toBe(requestsAtReturn);
 
@@ -77,7 +85,8 @@ describe("a live run that times out while a provider is at work", () => {
       { mode: "preview", emulator: emulator(), timeoutMs: 3000 },
     );
     expect(second.registrations.map((r) => r.name)).toEqual(["email-delivery-test", "alone"]);
-    await wait(3000);
+    await createAnswered(emulator());
+    await wait(1000); // as above
     await destroyRun(first, { mode: "live", emulator: emulator() });
     expect(held(emulator())).toEqual({ domains: [], routes: [], records: [] });
   }, 30_000);
