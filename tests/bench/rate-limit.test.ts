@@ -22,10 +22,10 @@ describe("bench: routes created at once against a rate-limited service", () => {
     await emulator?.stop();
   });
 
-  it("300 routes at 50 requests/s, burst 50: all made, none failed, ≤ 1.25× the ideal requests", async () => {
+  it("300 routes at 100 requests/s, burst 100: all made, none failed, ≤ 1.25× the ideal requests", async () => {
     const figures = await measureRateLimited(inProcess(emulator), {
       routes: 300,
-      limit: { requestsPerSecond: 50, burst: 50 },
+      limit: { requestsPerSecond: 100, burst: 100 },
       providers,
     });
     expect(figures).toMatchObject({ failures: 0, created: 300 });
@@ -51,7 +51,7 @@ describe("bench: routes created at once against a rate-limited service", () => {
     const setup = clientFor(emulator);
     const { domain } = await setup.createDomain(`shared-${process.pid}.example.com`);
     emulator.requests.clear();
-    emulator.rateLimit.set({ requestsPerSecond: 50, burst: 50 });
+    emulator.rateLimit.set({ requestsPerSecond: 100, burst: 100 });
     // Four clients, as four provider calls each building their own, with the default retries.
     const clients = Array.from({ length: 4 }, () =>
       clientFor(emulator, { retry: { baseDelayMs: 250, maxDelayMs: 8000 } }),
