@@ -65,6 +65,7 @@ export interface Emulator {
   state: EmulatorState;
   /** The lines a user pastes into an env file. */
   envLines(): string[];
+  /** Stops the servers and writes the state file's last changes; a second call waits for the same stop. */
   stop(): Promise<void>;
 }
 
@@ -128,6 +129,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   await store.persisted(); // an unwritable state file stops the start before any port opens
 
   const started: { close(): Promise<void> }[] = [];
+  let stopping: Promise<void> | undefined;
   try {
     const dnsServer = await startDnsServer({ store, host, port: options.ports?.dns ?? 0 });
     started.push(dnsServer);
@@ -182,10 +184,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         `EMULATOR_DNS_SERVER=${dnsAddress}`,
         `EMULATOR_SERVER_ID=${server.id}`,
       ],
-      stop: async () => {
-        await Promise.all(started.map((s) => s.close()));
-        await store.flush();
-      },
+      // Once: a second call (a test's afterAll and a finally, Ctrl-C and a script's end) waits
+      // for the same stop instead of closing closed sockets.
+      stop: () =>
+        (stopping ??= (async () => {
+          await Promise.all(started.map((s) => s.close()));
+          await store.flush();
+        })()),
     };
     return emulator;
   } catch (error) {
