@@ -22,7 +22,7 @@ export async function destroyRun(run: ProgramRun<string>, options: RunOptions): 
   const providers = new Map<string, Promise<DynamicProvider>>();
   const result: DestroyResult = { deleted: [], errors: [] };
   const made = run.registrations
-    .filter((r) => r.status === "created" && r.id && r.custom)
+    .filter((r) => r.status === "created" && r.id && r.custom && !r.read)
     .sort((a, b) => (b.doneSeq ?? 0) - (a.doneSeq ?? 0));
   for (const registration of made) {
     const subject = `${registration.type}::${registration.name}`;

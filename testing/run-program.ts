@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { createDnsRecord, getDnsRecords } from "./cloudflare-mocks";
+import { createDnsRecord, getDnsRecords, readDnsRecord } from "./cloudflare-mocks";
 import { errorMessage, isRecord, plainValue, rpcValue, throughStruct } from "./mock-values";
 import { DynamicProvider, loadProvider, nodeRealm, runConfig, SECRET_CONFIG_KEYS } from "./node-realm";
 import {
@@ -413,12 +413,16 @@ class Run {
     return result;
   }
 
-  /** A registration the wrapper did not see (e.g. a `get`): recorded without parent or dependencies. */
+  /**
+   * A registration the wrapper did not see: a read (`Resource.get`, which carries the id), recorded
+   * without parent or dependencies.
+   */
   private orphan(args: pulumi.runtime.MockResourceArgs): Registration {
     const registration: Registration = {
       seq: this.registrations.length + 1,
       type: args.type,
       name: args.name,
+      ...(args.id !== undefined && args.id !== "" && { read: true }),
       custom: args.custom ?? true,
       dependencies: [],
       propertyDependencies: {},
@@ -437,6 +441,12 @@ class Run {
   ): Promise<pulumi.runtime.MockResourceResult> {
     const hooked = await this.options.hooks?.newResource?.(args, registration);
     if (hooked) return hooked;
+    if (registration.read) {
+      // The engine reads a `get` in previews too, through the provider; it never creates it.
+      if (args.type === DNS_RECORD_TYPE && this.options.emulator)
+        return readDnsRecord(this.options, registration, args.id!);
+      return { id: args.id, state: raw };
+    }
     if (this.options.mode === "preview") {
       // A preview runs the dynamic providers' check (with unknowns as the engine sends them), so a
       // bad input fails there; nothing is created. No id: Pulumi shows it as unknown, and so is
