@@ -27,17 +27,21 @@ async function sourcedBySh(lines: string[], name: string): Promise<string> {
 }
 
 it("a key with a space, a # or a quote reads back as itself from an env file and from sh", async () => {
-  const emulator = await startEmulator({ apiKey: "my key#1", masterKey: "it's $HOME" });
+  const emulator = await startEmulator({ apiKey: "my key#1", masterKey: "it's #2" });
   try {
     const lines = emulator.envLines();
     const env = parseEnv(lines.join("\n"));
     expect(env.EMAIL_DELIVERY_API_KEY).toBe("my key#1");
-    expect(env.EMAIL_DELIVERY_MASTER_KEY).toBe("it's $HOME");
+    expect(env.EMAIL_DELIVERY_MASTER_KEY).toBe("it's #2");
     expect(await sourcedBySh(lines, "EMAIL_DELIVERY_API_KEY")).toBe("my key#1");
-    expect(await sourcedBySh(lines, "EMAIL_DELIVERY_MASTER_KEY")).toBe("it's $HOME");
+    expect(await sourcedBySh(lines, "EMAIL_DELIVERY_MASTER_KEY")).toBe("it's #2");
   } finally {
     await emulator.stop();
   }
+});
+
+it("refuses a key no quoting writes for both (a ' beside a $), naming it, before any port opens", async () => {
+  await expect(startEmulator({ masterKey: "it's $HOME" })).rejects.toThrow(/^masterKey: /);
 });
 
 it("refuses zones whose variables would be one (a-b.com, a.b.com), naming both and the variable", async () => {
