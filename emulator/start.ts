@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Resolver } from "node:dns";
 import { addZone, cloudflareService } from "./cloudflare";
+import { normaliseName } from "./cloudflare/names";
 import { CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
 import { startDnsServer } from "./dns";
 import { emailApiService, seedServer } from "./email-api";
@@ -65,6 +66,7 @@ export interface Emulator {
   state: EmulatorState;
   /** The lines a user pastes into an env file. */
   envLines(): string[];
+  /** Stops the servers and writes the state file's last changes; a second call waits for the same stop. */
   stop(): Promise<void>;
 }
 
@@ -102,6 +104,26 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     throw new Error(
       `dns.dkimKeyBits: expected a whole number from ${MIN_DKIM_BITS} to ${MAX_DKIM_BITS}, not ${dkimKeyBits}`,
     );
+  // Each zone's id is printed as CLOUDFLARE_ZONE_ID_<NAME>: two zones must not share one.
+  const zoneNames = [...new Set((options.zones ?? ["example.com"]).map(normaliseName))];
+  const variables = new Map<string, string>();
+  for (const zone of zoneNames) {
+    const variable = zoneVariable(zone);
+    const other = variables.get(variable);
+    if (other !== undefined)
+      throw new Error(
+        `zones ${other} and ${zone} would both be ${variable} in the settings printed: drop one`,
+      );
+    variables.set(variable, zone);
+  }
+  for (const [name, value] of [
+    ["apiKey", options.apiKey],
+    ["masterKey", options.masterKey],
+    ["cloudflareToken", options.cloudflareToken],
+  ] as const) {
+    if (value !== undefined && envValue(value) === undefined)
+      throw new Error(`${name}: a key cannot hold a control character, or a ' beside a " $ \` or \\`);
+  }
   const file = options.stateFile ? new StateFile(options.stateFile) : undefined;
   const store = new Store((await file?.read()) ?? undefined, file);
   const faults = new FaultInjector(options.faultSeed ?? 1);
@@ -123,11 +145,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     smtpKey,
     endpoints: options.endpoints ?? DEFAULT_ENDPOINTS,
   });
-  const zones = (options.zones ?? ["example.com"]).map((name) => addZone(store, name));
+  const zones = zoneNames.map((name) => addZone(store, name));
   store.changed();
   await store.persisted(); // an unwritable state file stops the start before any port opens
 
   const started: { close(): Promise<void> }[] = [];
+  let stopping: Promise<void> | undefined;
   try {
     const dnsServer = await startDnsServer({ store, host, port: options.ports?.dns ?? 0 });
     started.push(dnsServer);
@@ -172,20 +195,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       rateLimit,
       requests,
       state: store.state,
-      envLines: () => [
-        `EMAIL_DELIVERY_BASE_URL=${emailApi.url}`,
-        `EMAIL_DELIVERY_API_KEY=${apiKey}`,
-        `EMAIL_DELIVERY_MASTER_KEY=${masterKey}`,
-        `CLOUDFLARE_BASE_URL=${cloudflare.url}/client/v4`,
-        `CLOUDFLARE_API_TOKEN=${cloudflareToken}`,
-        ...zones.map((zone) => `CLOUDFLARE_ZONE_ID_${envName(zone.name)}=${zone.id}`),
-        `EMULATOR_DNS_SERVER=${dnsAddress}`,
-        `EMULATOR_SERVER_ID=${server.id}`,
-      ],
-      stop: async () => {
-        await Promise.all(started.map((s) => s.close()));
-        await store.flush();
-      },
+      envLines: () =>
+        Object.entries({
+          EMAIL_DELIVERY_BASE_URL: emailApi.url,
+          EMAIL_DELIVERY_API_KEY: apiKey,
+          EMAIL_DELIVERY_MASTER_KEY: masterKey,
+          CLOUDFLARE_BASE_URL: `${cloudflare.url}/client/v4`,
+          CLOUDFLARE_API_TOKEN: cloudflareToken,
+          ...Object.fromEntries(zones.map((zone) => [zoneVariable(zone.name), zone.id])),
+          EMULATOR_DNS_SERVER: dnsAddress,
+          EMULATOR_SERVER_ID: String(server.id),
+        }).map(([name, value]) => `${name}=${envValue(value) ?? value}`),
+      // Once: a second call (a test's afterAll and a finally, Ctrl-C and a script's end) waits
+      // for the same stop instead of closing closed sockets.
+      stop: () =>
+        (stopping ??= (async () => {
+          await Promise.all(started.map((s) => s.close()));
+          await store.flush();
+        })()),
     };
     return emulator;
   } catch (error) {
@@ -199,6 +226,19 @@ function randomKey(length: number): string {
   return Array.from(randomBytes(length), (byte) => alphabet[byte % alphabet.length]).join("");
 }
 
-function envName(zone: string): string {
-  return zone.toUpperCase().replace(/[^A-Z0-9]/g, "_");
+function zoneVariable(zone: string): string {
+  return `CLOUDFLARE_ZONE_ID_${zone.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+/**
+ * A value as an env file (dotenv, Node's --env-file) and `sh` both read it back: as is when
+ * nothing in it is special, else quoted; undefined when no quoting serves both.
+ */
+function envValue(value: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  if (/^[A-Za-z0-9_./:@%+,=-]*$/.test(value)) return value;
+  if (!value.includes("'")) return `'${value}'`;
+  if (!/["$`\\]/.test(value)) return `"${value}"`;
+  return undefined;
 }

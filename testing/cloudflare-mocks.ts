@@ -37,8 +37,12 @@ export async function createDnsRecord(
   }
   const result = reply.result;
   // Inputs as planned plus what the provider computes from the API's answer.
-  const state: Record<string, unknown> = {
-    ...inputs,
+  return { id: String(result.id), state: { ...inputs, ...computedState(result) } };
+}
+
+/** What the provider computes from the API's record, beside the inputs. */
+function computedState(result: Record<string, unknown>): Record<string, unknown> {
+  return {
     proxiable: result.proxiable,
     createdOn: result.created_on,
     modifiedOn: result.modified_on,
@@ -47,7 +51,46 @@ export async function createDnsRecord(
     tags: result.tags ?? [],
     ...(result.comment_modified_on !== undefined && { commentModifiedOn: result.comment_modified_on }),
   };
-  return { id: String(result.id), state };
+}
+
+/**
+ * `cloudflare.DnsRecord.get(name, id, { zoneId })` as the provider reads it (in previews too):
+ * `GET zones/{zone}/dns_records/{id}`, the record's state from the answer. Nothing is written.
+ */
+export async function readDnsRecord(
+  options: RunOptions,
+  registration: Registration,
+  id: string,
+): Promise<pulumi.runtime.MockResourceResult> {
+  const cloudflare = options.emulator!.cloudflare;
+  const zoneId = registration.inputs.zoneId;
+  if (typeof zoneId !== "string" || zoneId === "")
+    throw new Error(
+      `reading DnsRecord ${registration.name} (id ${id}) needs its zoneId in the state given to get`,
+    );
+  const response = await fetch(
+    `${cloudflare.url}/zones/${encodeURIComponent(zoneId)}/dns_records/${encodeURIComponent(id)}`,
+    { headers: { Authorization: `Bearer ${cloudflare.apiToken}` } },
+  );
+  const reply = (await response.json().catch(() => undefined)) as
+    | {
+        success?: boolean;
+        errors?: { code: number; message: string }[];
+        result?: Record<string, unknown> | null;
+      }
+    | undefined;
+  if (!response.ok || !reply?.success || !reply.result) {
+    const reasons = (reply?.errors ?? []).map((e) => `${e.code} ${e.message}`).join("; ");
+    throw new Error(
+      `reading DnsRecord ${registration.name} (id ${id}): Cloudflare GET dns_records ${response.status}: ${reasons}`,
+    );
+  }
+  const result = reply.result;
+  const state: Record<string, unknown> = { zoneId };
+  for (const key of ["name", "type", "content", "ttl", "proxied", "priority", "comment"]) {
+    if (result[key] !== undefined && result[key] !== null) state[key] = result[key];
+  }
+  return { id: String(result.id), state: { ...state, ...computedState(result) } };
 }
 
 /**

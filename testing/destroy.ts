@@ -10,7 +10,8 @@ export interface DestroyResult {
 }
 
 /**
- * `pulumi destroy` after a live run, minus the CLI: every resource the run created, dependents
+ * `pulumi destroy` after a live run, minus the CLI: every resource the run created (and every one
+ * kept in state by an initialization failure; never one it only read), dependents
  * first (the reverse of the order they were made in), each deleted as its provider deletes it:
  * dynamic resources by a fresh provider host's `delete` (configured from the stack config, as
  * the engine configures it for a destroy), `cloudflare.DnsRecord`s by `DELETE` on the stand-in.
@@ -21,9 +22,12 @@ export async function destroyRun(run: ProgramRun<string>, options: RunOptions): 
   const config = runConfig({ ...options, mode: "live" });
   const providers = new Map<string, Promise<DynamicProvider>>();
   const result: DestroyResult = { deleted: [], errors: [] };
+  // What the engine holds in state: every resource created, and every one whose create made its
+  // object and then failed (an initialization failure, kept with the id and properties it threw).
   const made = run.registrations
-    .filter((r) => r.status === "created" && r.id && r.custom)
-    .sort((a, b) => (b.doneSeq ?? 0) - (a.doneSeq ?? 0));
+    .filter((r) => (r.status === "created" && r.id && r.custom && !r.read) || r.initFailure)
+    .sort((a, b) => (b.doneSeq ?? 0) - (a.doneSeq ?? 0))
+    .map((r) => (r.initFailure ? { ...r, id: r.initFailure.id, state: r.initFailure.properties } : r));
   for (const registration of made) {
     const subject = `${registration.type}::${registration.name}`;
     try {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createRequire } from "node:module";
 import type { RunOptions } from "./program-run";
 
@@ -21,6 +22,13 @@ export const nodeRealm = requireFromString("module.exports = { JSON, console, pr
   // jest gives tests a copy of `process`; rejection events are emitted on the real one.
   process: NodeJS.Process;
 };
+
+/**
+ * Set while a provider is at work (loaded, configured, checking, creating): what it logs is
+ * `providerLogs`. Under jest it logs to another console than the program's; under plain Node
+ * (`node --test`) there is one console, so the context, not the console, tells them apart.
+ */
+export const providerAtWork = new AsyncLocalStorage<true>();
 
 export interface DynamicProvider {
   delete?(id: string, props: Record<string, unknown>): Promise<void>;

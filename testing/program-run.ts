@@ -41,6 +41,11 @@ export interface Registration {
   secretInputs: string[];
   /** A dynamic resource's serialized provider (the `__provider` input). */
   serializedProvider?: string;
+  /**
+   * Read, not made: the program called `Resource.get`. The engine reads it (in previews too) and
+   * never creates, updates or deletes it; `destroyRun` leaves it alone.
+   */
+  read?: boolean;
   status: "pending" | "created" | "failed";
   /**
    * A dynamic provider's create that failed after making the object (it threw `{ id, properties,

@@ -1,7 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
-import { createDnsRecord, getDnsRecords } from "./cloudflare-mocks";
+import { createDnsRecord, getDnsRecords, readDnsRecord } from "./cloudflare-mocks";
 import { errorMessage, isRecord, plainValue, rpcValue, throughStruct } from "./mock-values";
-import { DynamicProvider, loadProvider, nodeRealm, runConfig, SECRET_CONFIG_KEYS } from "./node-realm";
+import {
+  DynamicProvider,
+  loadProvider,
+  nodeRealm,
+  providerAtWork,
+  runConfig,
+  SECRET_CONFIG_KEYS,
+} from "./node-realm";
 import {
   DNS_RECORD_TYPE,
   DYNAMIC_TYPE_PREFIX,
@@ -354,11 +361,14 @@ class Run {
   private captureProviderLogs(): void {
     // Providers log through their own copy of @pulumi/pulumi, which, with no engine, writes to
     // Node's console (not jest's): collect those lines for the test instead of printing them.
+    // Under plain Node that console is the program's and the test's too: only a provider at work
+    // is collected, the rest prints.
     const target = nodeRealm.console;
     for (const method of ["log", "warn", "error"] as const) {
       const original = target[method];
       target[method] = (...args: unknown[]) => {
-        this.providerLogs.push(args.map(String).join(" "));
+        if (providerAtWork.getStore()) this.providerLogs.push(args.map(String).join(" "));
+        else original.apply(target, args);
       };
       this.restore.push(() => {
         target[method] = original;
@@ -372,7 +382,8 @@ class Run {
       const original = console[method];
       console[method] = (...args: unknown[]) => {
         const line = args.map(String).join(" ");
-        if (/^(info|warning): \[runtime\] /.test(line)) this.programLogs.push(line);
+        if (!providerAtWork.getStore() && /^(info|warning): \[runtime\] /.test(line))
+          this.programLogs.push(line);
         else original(...args);
       };
       this.restore.push(() => {
@@ -413,12 +424,16 @@ class Run {
     return result;
   }
 
-  /** A registration the wrapper did not see (e.g. a `get`): recorded without parent or dependencies. */
+  /**
+   * A registration the wrapper did not see: a read (`Resource.get`, which carries the id), recorded
+   * without parent or dependencies.
+   */
   private orphan(args: pulumi.runtime.MockResourceArgs): Registration {
     const registration: Registration = {
       seq: this.registrations.length + 1,
       type: args.type,
       name: args.name,
+      ...(args.id !== undefined && args.id !== "" && { read: true }),
       custom: args.custom ?? true,
       dependencies: [],
       propertyDependencies: {},
@@ -437,14 +452,22 @@ class Run {
   ): Promise<pulumi.runtime.MockResourceResult> {
     const hooked = await this.options.hooks?.newResource?.(args, registration);
     if (hooked) return hooked;
+    if (registration.read) {
+      // The engine reads a `get` in previews too, through the provider; it never creates it.
+      if (args.type === DNS_RECORD_TYPE && this.options.emulator)
+        return readDnsRecord(this.options, registration, args.id!);
+      return { id: args.id, state: raw };
+    }
     if (this.options.mode === "preview") {
       // A preview runs the dynamic providers' check (with unknowns as the engine sends them), so a
       // bad input fails there; nothing is created. No id: Pulumi shows it as unknown, and so is
       // every output the inputs do not cover.
-      if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) await this.checkDynamic(raw);
+      if (args.type.startsWith(DYNAMIC_TYPE_PREFIX))
+        await providerAtWork.run(true, () => this.checkDynamic(raw));
       return { id: undefined, state: raw };
     }
-    if (args.type.startsWith(DYNAMIC_TYPE_PREFIX)) return this.createDynamic(registration, raw);
+    if (args.type.startsWith(DYNAMIC_TYPE_PREFIX))
+      return providerAtWork.run(true, () => this.createDynamic(registration, raw));
     if (args.type === DNS_RECORD_TYPE) return createDnsRecord(this.options, registration);
     return { id: args.custom ? `${args.name}-id` : undefined, state: raw };
   }

@@ -1,0 +1,34 @@
+// Run by tests/testing/console-under-node.test.ts with plain Node (as under `node --test`, where
+// the kit, the program and the providers share one console): prints the run's logs as JSON.
+require("tsx/cjs");
+const path = require("node:path");
+const pulumi = require("@pulumi/pulumi");
+const kit = require(path.join(__dirname, "..", "..", "..", "testing"));
+
+const provider = {
+  async check(_olds, news) {
+    console.log("provider check says hi");
+    pulumi.log.info("provider logs through pulumi");
+    return { inputs: news };
+  },
+  async create() {
+    return { id: "x", outs: {} };
+  },
+};
+class Logged extends pulumi.dynamic.Resource {}
+
+kit
+  .runProgram(
+    () => {
+      console.log("program says hello");
+      pulumi.log.info("program plan");
+      new Logged(provider, "logged", {});
+      return {};
+    },
+    { mode: "preview" },
+  )
+  .then((run) => {
+    process.stdout.write(
+      `RESULT ${JSON.stringify({ providerLogs: run.providerLogs, programLogs: run.programLogs, errors: run.errors })}\n`,
+    );
+  });
