@@ -1,7 +1,14 @@
 import { deleteDnsRecord } from "./cloudflare-mocks";
 import { errorMessage } from "./mock-values";
 import { DynamicProvider, loadProvider, nodeRealm, runConfig } from "./node-realm";
-import { DNS_RECORD_TYPE, DYNAMIC_TYPE_PREFIX, ProgramRun, RunError, RunOptions } from "./program-run";
+import {
+  DNS_RECORD_TYPE,
+  DYNAMIC_TYPE_PREFIX,
+  ProgramRun,
+  Registration,
+  RunError,
+  RunOptions,
+} from "./program-run";
 
 /** What `destroyRun` did: the resources deleted, in order, and what failed. */
 export interface DestroyResult {
@@ -15,6 +22,8 @@ export interface DestroyResult {
  * first (the reverse of the order they were made in), each deleted as its provider deletes it:
  * dynamic resources by a fresh provider host's `delete` (configured from the stack config, as
  * the engine configures it for a destroy), `cloudflare.DnsRecord`s by `DELETE` on the stand-in.
+ * A delete that fails keeps what that resource depends on (as `pulumi destroy --continue-on-error`
+ * does), each named in `errors`; the rest is deleted, and another destroyRun tries again.
  */
 export async function destroyRun(run: ProgramRun<string>, options: RunOptions): Promise<DestroyResult> {
   const emulator = options.emulator;
@@ -28,8 +37,21 @@ export async function destroyRun(run: ProgramRun<string>, options: RunOptions): 
     .filter((r) => (r.status === "created" && r.id && r.custom && !r.read) || r.initFailure)
     .sort((a, b) => (b.doneSeq ?? 0) - (a.doneSeq ?? 0))
     .map((r) => (r.initFailure ? { ...r, id: r.initFailure.id, state: r.initFailure.properties } : r));
+  // What a resource that was not deleted depends on stays, as `pulumi destroy --continue-on-error`
+  // leaves it: deleting it would pull it from under its dependent.
+  const keptBy = new Map<string, string>();
   for (const registration of made) {
     const subject = `${registration.type}::${registration.name}`;
+    const dependent = registration.urn === undefined ? undefined : keptBy.get(registration.urn);
+    if (dependent !== undefined) {
+      keep(registration, subject);
+      result.errors.push({
+        source: "destroy",
+        subject,
+        message: `not deleted: ${dependent} depends on it and was not deleted`,
+      });
+      continue;
+    }
     try {
       if (registration.type.startsWith(DYNAMIC_TYPE_PREFIX) && registration.serializedProvider) {
         const text = registration.serializedProvider;
@@ -49,8 +71,17 @@ export async function destroyRun(run: ProgramRun<string>, options: RunOptions): 
       }
       result.deleted.push(subject);
     } catch (error) {
+      keep(registration, subject);
       result.errors.push({ source: "destroy", subject, message: errorMessage(error) });
     }
   }
   return result;
+
+  function keep(registration: Registration, subject: string) {
+    const dependencies = [
+      ...registration.dependencies,
+      ...Object.values(registration.propertyDependencies).flat(),
+    ];
+    for (const urn of dependencies) if (!keptBy.has(urn)) keptBy.set(urn, subject);
+  }
 }
