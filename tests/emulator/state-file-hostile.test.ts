@@ -135,3 +135,13 @@ describe("a state file that passes the check", () => {
     }
   });
 });
+
+it("the state file (it holds the keys) is readable by its owner only, whatever the umask", async () => {
+  const previous = process.umask(0o022);
+  try {
+    await new StateFile(stateFile).write(emptyState());
+  } finally {
+    process.umask(previous);
+  }
+  expect((await fs.stat(stateFile)).mode & 0o777).toBe(0o600);
+});
