@@ -50,7 +50,8 @@ export class StateFile {
       try {
         // Flushed before the rename: after a power cut the file is the old state or the new one,
         // never an empty or partial one.
-        await fs.writeFile(temp, text, { encoding: "utf8", flush: true });
+        // Owner only: the state holds the keys.
+        await fs.writeFile(temp, text, { encoding: "utf8", flush: true, mode: 0o600 });
         await fs.rename(temp, this.filePath);
       } catch (error) {
         await fs.rm(temp, { force: true }).catch(() => undefined);
