@@ -53,6 +53,8 @@ describe("the emulator command refuses a number flag that is not a number it can
     [["--api-key="], "--api-key"],
     [["--cloudflare-token="], "--cloudflare-token"],
     [["--zone="], "--zone"],
+    // No quoting writes it for both an env file and sh (refused by startEmulator as `masterKey`).
+    [["--master-key", "it's $HOME"], "--master-key"],
   ])("%j: one line naming the flag, exit 1", async (args, flag) => {
     const outcome = await start(args);
     expect(outcome.code).toBe(1);
