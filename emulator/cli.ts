@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
-import { Emulator, MAX_DKIM_BITS, MIN_DKIM_BITS, resolverProblem, startEmulator } from "./start";
+import { Emulator, keyProblem, MAX_DKIM_BITS, MIN_DKIM_BITS, resolverProblem, startEmulator } from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]
        (in a clone of the repository: npm run emulator -- [options])
@@ -88,6 +88,11 @@ export async function runCli(
     if (value.trim() === "") throw new Error(`--${flag}: must not be empty`);
     return value;
   };
+  const key = (flag: string, value: string | undefined) => {
+    const problem = value === undefined ? undefined : keyProblem(nonEmpty(flag, value));
+    if (problem) throw new Error(`--${flag}: ${problem}`);
+    return value;
+  };
   const resolver = (value: string | undefined) => {
     const problem = value === undefined ? undefined : resolverProblem(value);
     if (problem) throw new Error(`--resolver: ${problem}`);
@@ -101,9 +106,9 @@ export async function runCli(
   };
   const emulator = await startEmulator({
     ports,
-    apiKey: nonEmpty("api-key", values["api-key"]),
-    masterKey: nonEmpty("master-key", values["master-key"]),
-    cloudflareToken: nonEmpty("cloudflare-token", values["cloudflare-token"]),
+    apiKey: key("api-key", values["api-key"]),
+    masterKey: key("master-key", values["master-key"]),
+    cloudflareToken: key("cloudflare-token", values["cloudflare-token"]),
     zones: values.zone?.map((zone) => nonEmpty("zone", zone)),
     resolver: resolver(values.resolver),
     dns: { dkimKeyBits: wholeNumber("dkim-bits", values["dkim-bits"], MIN_DKIM_BITS, MAX_DKIM_BITS) },

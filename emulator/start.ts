@@ -121,8 +121,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     ["masterKey", options.masterKey],
     ["cloudflareToken", options.cloudflareToken],
   ] as const) {
-    if (value !== undefined && envValue(value) === undefined)
-      throw new Error(`${name}: a key cannot hold a control character, or a ' beside a " $ \` or \\`);
+    const problem = value === undefined ? undefined : keyProblem(value);
+    if (problem) throw new Error(`${name}: ${problem}`);
   }
   const file = options.stateFile ? new StateFile(options.stateFile) : undefined;
   const store = new Store((await file?.read()) ?? undefined, file);
@@ -228,6 +228,13 @@ function randomKey(length: number): string {
 
 function zoneVariable(zone: string): string {
   return `CLOUDFLARE_ZONE_ID_${zone.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+/** Why `key` cannot be printed in the settings (undefined when it can). */
+export function keyProblem(key: string): string | undefined {
+  return envValue(key) === undefined
+    ? "a key cannot hold a control character, or a ' beside a \" $ ` or \\"
+    : undefined;
 }
 
 /**
