@@ -8,6 +8,90 @@ import type { CloudflareRecordBody, Registration, RunOptions } from "./program-r
  * and `getDnsRecords` read as it reads.
  */
 
+/** Cloudflare's answer envelope. */
+interface Envelope<T> {
+  success?: boolean;
+  errors?: { code: number; message: string }[];
+  result?: T | null;
+}
+
+/** An answer: its status, and its envelope (undefined when the body is not JSON, then in `text`). */
+interface Answer<T> {
+  status: number;
+  ok: boolean;
+  reply?: Envelope<T>;
+  text: string;
+}
+
+/** Retries after the first try, as the Cloudflare provider's API client (cloudflare-go ≥ 6.6). */
+const MAX_RETRIES = 10;
+
+/**
+ * One call to the stand-in as the Cloudflare provider's API client makes it: retried after a
+ * dropped connection, 408, 409, 429 and 5xx (unless the answer says `x-should-retry: false`),
+ * honouring a `Retry-After` under a minute. The client waits 2 s, doubling to 30 s, between
+ * tries; the kit waits from 50 ms to at most 1 s, so a test under faults does not take minutes.
+ */
+async function callCloudflare<T>(
+  cloudflare: NonNullable<RunOptions["emulator"]>["cloudflare"],
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  body?: unknown,
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${cloudflare.apiToken}` };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  for (let retry = 0; ; retry++) {
+    let response: Response | undefined;
+    let lost: unknown;
+    try {
+      response = await fetch(`${cloudflare.url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      lost = error;
+    }
+    const shouldRetry = response?.headers.get("x-should-retry");
+    const retriable =
+      response === undefined ||
+      shouldRetry === "true" ||
+      (shouldRetry !== "false" && [408, 409, 429].includes(response.status)) ||
+      (shouldRetry !== "false" && response.status >= 500);
+    if (!retriable || retry === MAX_RETRIES) {
+      if (!response) throw new Error(`Cloudflare ${method} ${path}: no answer (${errorText(lost)})`);
+      const text = await response.text();
+      let reply: Envelope<T> | undefined;
+      try {
+        reply = JSON.parse(text) as Envelope<T>;
+      } catch {
+        reply = undefined;
+      }
+      return { status: response.status, ok: response.ok, reply, text };
+    }
+    await response?.body?.cancel();
+    const retryAfter = Number(response?.headers.get("retry-after"));
+    const delayMs =
+      Number.isFinite(retryAfter) && retryAfter >= 0 && retryAfter < 60
+        ? retryAfter * 1000
+        : Math.min(1000, 50 * 2 ** retry);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+  }
+}
+
+/** Why a call failed, in a line: Cloudflare's error codes and messages, else the body's start. */
+function failure<T>(answer: Answer<T>): string {
+  const errors = answer.reply?.errors ?? [];
+  if (errors.length > 0) return errors.map((e) => `${e.code} ${e.message}`).join("; ");
+  if (answer.reply) return "no result";
+  return `an answer that is not JSON: ${answer.text.slice(0, 200)}`;
+}
+
+function errorText(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
+}
+
 /** POSTs the record as `cloudflare.DnsRecord` would and returns the state the provider would keep. */
 export async function createDnsRecord(
   options: RunOptions,
@@ -21,21 +105,15 @@ export async function createDnsRecord(
       (body as Record<string, unknown>)[key] = inputs[key];
   }
   body = options.hooks?.cloudflareRecord?.(body, registration) ?? body;
-  const response = await fetch(`${cloudflare.url}/zones/${String(inputs.zoneId)}/dns_records`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${cloudflare.apiToken}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const reply = (await response.json()) as {
-    success: boolean;
-    errors: { code: number; message: string }[];
-    result: Record<string, unknown> | null;
-  };
-  if (!response.ok || !reply.success || !reply.result) {
-    const reasons = reply.errors.map((e) => `${e.code} ${e.message}`).join("; ");
-    throw new Error(`Cloudflare POST dns_records ${response.status}: ${reasons}`);
-  }
-  const result = reply.result;
+  const answer = await callCloudflare<Record<string, unknown>>(
+    cloudflare,
+    "POST",
+    `/zones/${String(inputs.zoneId)}/dns_records`,
+    body,
+  );
+  const result = answer.reply?.result;
+  if (!answer.ok || !answer.reply?.success || !result)
+    throw new Error(`Cloudflare POST dns_records ${answer.status}: ${failure(answer)}`);
   // Inputs as planned plus what the provider computes from the API's answer.
   return { id: String(result.id), state: { ...inputs, ...computedState(result) } };
 }
@@ -68,24 +146,16 @@ export async function readDnsRecord(
     throw new Error(
       `reading DnsRecord ${registration.name} (id ${id}) needs its zoneId in the state given to get`,
     );
-  const response = await fetch(
-    `${cloudflare.url}/zones/${encodeURIComponent(zoneId)}/dns_records/${encodeURIComponent(id)}`,
-    { headers: { Authorization: `Bearer ${cloudflare.apiToken}` } },
+  const answer = await callCloudflare<Record<string, unknown>>(
+    cloudflare,
+    "GET",
+    `/zones/${encodeURIComponent(zoneId)}/dns_records/${encodeURIComponent(id)}`,
   );
-  const reply = (await response.json().catch(() => undefined)) as
-    | {
-        success?: boolean;
-        errors?: { code: number; message: string }[];
-        result?: Record<string, unknown> | null;
-      }
-    | undefined;
-  if (!response.ok || !reply?.success || !reply.result) {
-    const reasons = (reply?.errors ?? []).map((e) => `${e.code} ${e.message}`).join("; ");
+  const result = answer.reply?.result;
+  if (!answer.ok || !answer.reply?.success || !result)
     throw new Error(
-      `reading DnsRecord ${registration.name} (id ${id}): Cloudflare GET dns_records ${response.status}: ${reasons}`,
+      `reading DnsRecord ${registration.name} (id ${id}): Cloudflare GET dns_records ${answer.status}: ${failure(answer)}`,
     );
-  }
-  const result = reply.result;
   const state: Record<string, unknown> = { zoneId };
   for (const key of ["name", "type", "content", "ttl", "proxied", "priority", "comment"]) {
     if (result[key] !== undefined && result[key] !== null) state[key] = result[key];
@@ -105,33 +175,28 @@ export async function getDnsRecords(
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(inputs)) {
     if (key === "zoneId" || key === "maxItems" || value === undefined || value === null) continue;
+    const apiKey = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`); // tagMatch → tag_match
     if (isRecord(value)) {
       for (const [operator, operand] of Object.entries(value))
-        query.append(`${key}.${operator}`, String(operand));
+        query.append(`${apiKey}.${operator}`, String(operand));
     } else {
-      query.append(key, String(value));
+      query.append(apiKey, String(value));
     }
   }
   const maxItems = typeof inputs.maxItems === "number" ? inputs.maxItems : 1000;
   const results: Record<string, unknown>[] = [];
   for (let page = 1; results.length < maxItems; page++) {
     query.set("page", String(page));
-    const response = await fetch(
-      `${emulator.cloudflare.url}/zones/${String(inputs.zoneId)}/dns_records?${query}`,
-      {
-        headers: { Authorization: `Bearer ${emulator.cloudflare.apiToken}` },
-      },
+    const answer = await callCloudflare<Record<string, unknown>[]>(
+      emulator.cloudflare,
+      "GET",
+      `/zones/${String(inputs.zoneId)}/dns_records?${query}`,
     );
-    const reply = (await response.json()) as {
-      success: boolean;
-      errors: unknown[];
-      result: Record<string, unknown>[] | null;
-    };
-    if (!response.ok || !reply.success || !reply.result) {
-      throw new Error(`Cloudflare GET dns_records ${response.status}: ${JSON.stringify(reply.errors)}`);
-    }
-    if (reply.result.length === 0) break;
-    results.push(...reply.result.map(camelCaseRecord));
+    const records = answer.reply?.result;
+    if (!answer.ok || !answer.reply?.success || !records)
+      throw new Error(`Cloudflare GET dns_records ${answer.status}: ${failure(answer)}`);
+    if (records.length === 0) break;
+    results.push(...records.map(camelCaseRecord));
   }
   return { ...inputs, results: results.slice(0, maxItems) };
 }
@@ -150,10 +215,10 @@ function camelCaseRecord(record: Record<string, unknown>): Record<string, unknow
 export async function deleteDnsRecord(options: RunOptions, registration: Registration): Promise<void> {
   const cloudflare = options.emulator!.cloudflare;
   const zoneId = String(registration.inputs.zoneId);
-  const response = await fetch(`${cloudflare.url}/zones/${zoneId}/dns_records/${registration.id}`, {
-    method: "DELETE",
-    headers: { Authorization: `Bearer ${cloudflare.apiToken}` },
-  });
-  if (!response.ok)
-    throw new Error(`Cloudflare DELETE dns_records ${response.status}: ${await response.text()}`);
+  const answer = await callCloudflare(
+    cloudflare,
+    "DELETE",
+    `/zones/${zoneId}/dns_records/${registration.id}`,
+  );
+  if (!answer.ok) throw new Error(`Cloudflare DELETE dns_records ${answer.status}: ${failure(answer)}`);
 }
