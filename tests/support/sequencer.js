@@ -7,12 +7,13 @@ const Sequencer = require("@jest/test-sequencer").default;
 /** Longest first, as measured with `npx jest --json` (seconds on a 2-core machine, one worker). */
 const SLOWEST_FIRST = [
   "tests/package/installed.test.ts",
-  "tests/providers/verification-provider.test.ts",
   "tests/hardening/provider-faults.test.ts",
-  "tests/hardening/dns-ownership-faults.test.ts",
-  "tests/bench/rate-limit.test.ts",
   "tests/engine/providers.test.ts",
+  "tests/hardening/dns-ownership-faults.test.ts",
   "tests/secrets/secrets.test.ts",
+  "tests/bench/rate-limit.test.ts",
+  "tests/examples/examples.test.ts",
+  "tests/testing/run-timeout.test.ts",
 ];
 
 class SlowestFirst extends Sequencer {
