@@ -1,13 +1,7 @@
 import { isDmarcRecord } from "./dmarc";
 import { recordOwner } from "./ownership";
-import {
-  isSpfRecord,
-  lowercaseSpfVersion,
-  mergeSpfIncludes,
-  missingSpfIncludes,
-  serviceSpfIncludes,
-  spfIncludeProblem,
-} from "./spf";
+import { mergeSpfIncludes, missingSpfIncludes, serviceSpfIncludes, spfIncludeProblem } from "./spf";
+import { isSpfRecord, lowercaseSpfVersion } from "./spf-record";
 import { unquoteTxt } from "./txt";
 
 /**

@@ -1,5 +1,5 @@
 import { promises as dns } from "node:dns";
-import { countSpfLookups, spfLookupProblem, spfUnresolvedWarning } from "./spf";
+import { countSpfLookups, spfLookupProblem, spfUnresolvedWarning } from "./spf-lookup-count";
 
 /** How long one TXT lookup may take before it counts as a failure (temperror). */
 const LOOKUP_TIMEOUT_MS = 5000;

@@ -1,68 +1,35 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { dnsRecordsApi, DnsRecordsApi, ZoneRecord, ZoneRecordBody } from "../cloudflare/dns-records";
+import { dnsRecordsApi, DnsRecordsApi } from "../cloudflare/dns-records";
+import type { ZoneRecord } from "../cloudflare/zone-record";
 import {
   claimFor,
   competes,
   describeRecord,
-  ExistingRecord,
   identical,
   Publisher,
   sameContent,
 } from "../dns/existing-records";
 import { recordOwner } from "../dns/ownership";
-import {
-  isSpfRecord,
-  lowercaseSpfVersion,
-  missingSpfIncludes,
-  mergeSpfIncludes,
-  removeSpfIncludes,
-  serviceSpfIncludes,
-} from "../dns/spf";
+import { mergeSpfIncludes, removeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
+import { isSpfRecord, lowercaseSpfVersion } from "../dns/spf-record";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import { checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
 import { cloudflareSetting, rememberConfig } from "./connection";
 import { diffByRules } from "./diff";
+import {
+  addedBy,
+  bodyOf,
+  claimed,
+  ClaimedRecordOutputs,
+  desiredBody,
+  expectedContent,
+  inputsOf,
+  original,
+  Ownership,
+  recordIn,
+} from "./claimed-record-contents";
 import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./stored-provider";
-
-/** How this stack came to hold the record, which decides what destroy does with it. */
-export type Ownership =
-  /** Made by this stack: deleted. */
-  | "created"
-  /** An identical record the user had: left as it is. */
-  | "adopted"
-  /** The user's record, replaced: what it held (`original`) is put back. */
-  | "overwritten"
-  /** The user's SPF record with the service's include added (`added`): only that is taken out. */
-  | "merged";
-
-/** What a record held before this stack took it over. */
-export interface OriginalRecord {
-  /**
-   * Its type: the return path's CNAME takes over a record of any type at its name (an A record,
-   * a TXT record…), and destroy puts that type back.
-   */
-  type?: string;
-  content: string;
-  ttl: number;
-  proxied: boolean;
-  priority?: number;
-  comment: string | null;
-  /** Its tags and settings, when it had any (Cloudflare resets what a PUT leaves out). */
-  tags?: string[];
-  settings?: Record<string, unknown>;
-}
-
-export interface ClaimedRecordOutputs extends ClaimedRecordInputs {
-  recordId: string;
-  ownership: Ownership;
-  /** Before an adoption, an overwrite or a merge. */
-  original?: OriginalRecord;
-  /** The includes a merge added (what destroy removes). */
-  added?: string[];
-  /** What the record holds, as last written or read (TXT quoted). */
-  publishedContent: string;
-}
 
 type ClaimedRecordProps = ClaimedRecordInputs & StoredProviderProperty;
 type ClaimedRecordState = ClaimedRecordOutputs & StoredProviderProperty;
@@ -269,76 +236,6 @@ function cloudflareApi(): DnsRecordsApi {
 function splitOwner(owner: string): [string, string] {
   const slash = owner.indexOf("/");
   return [owner.slice(0, slash), owner.slice(slash + 1)];
-}
-
-/** The zone's own copy of a record the claim names (the claim is made from the same list). */
-function recordIn(zone: readonly ZoneRecord[], record: ExistingRecord): ZoneRecord {
-  return zone.find((candidate) => candidate.id === record.id)!;
-}
-
-/** The record as the resource publishes it: its content, TTL and marked comment, never proxied. */
-function desiredBody(inputs: ClaimedRecordInputs): ZoneRecordBody {
-  return {
-    name: inputs.name,
-    type: inputs.type,
-    content: inputs.content,
-    ttl: inputs.ttl,
-    proxied: false,
-    ...(inputs.priority !== undefined ? { priority: inputs.priority } : {}),
-    comment: inputs.comment,
-  };
-}
-
-/** A record as it is, for a write that changes only its content (a merge keeps the user's TTL and comment). */
-function bodyOf(record: ZoneRecord): ZoneRecordBody {
-  return { ...original(record), name: record.name, type: record.type };
-}
-
-function original(record: ZoneRecord): OriginalRecord {
-  return {
-    type: record.type,
-    content: record.content,
-    ttl: record.ttl,
-    proxied: record.proxied,
-    ...(record.priority !== undefined ? { priority: record.priority } : {}),
-    comment: record.comment,
-    ...(record.tags ? { tags: record.tags } : {}),
-    ...(record.settings ? { settings: record.settings } : {}),
-  };
-}
-
-function claimed(
-  record: ZoneRecord,
-  outs: Omit<ClaimedRecordOutputs, "recordId" | "publishedContent">,
-): dynamic.CreateResult<ClaimedRecordOutputs> {
-  return { id: record.id, outs: { ...outs, recordId: record.id, publishedContent: record.content } };
-}
-
-/** What the record should hold now: the inputs' content, or for a merge the current record with the includes. */
-function expectedContent(olds: ClaimedRecordState, news: ClaimedRecordProps): string {
-  if (olds.ownership !== "merged") return news.content;
-  const current = unquoteTxt(olds.publishedContent);
-  return quoteTxt(
-    lowercaseSpfVersion(mergeSpfIncludes(current, serviceSpfIncludes(unquoteTxt(news.content)))),
-  );
-}
-
-/** The includes of the service's record that `current` lacks. */
-function addedBy(current: string, service: string): string[] {
-  return missingSpfIncludes(unquoteTxt(current), serviceSpfIncludes(unquoteTxt(service)));
-}
-
-/** The inputs that would make the record as `outs` hold it. */
-function inputsOf(outs: ClaimedRecordOutputs): ClaimedRecordInputs {
-  const {
-    recordId: _id,
-    ownership: _o,
-    original: _original,
-    added: _added,
-    publishedContent: _p,
-    ...inputs
-  } = outs;
-  return inputs;
 }
 
 /**

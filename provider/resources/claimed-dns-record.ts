@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClaimPolicy, RecordPurpose } from "../dns/existing-records";
-import type { OriginalRecord, Ownership } from "../providers/claimed-record-provider";
+import type { OriginalRecord, Ownership } from "../providers/claimed-record-contents";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
 /** A `Domain` record that may take over one the zone already holds (see `ClaimedDnsRecord`). */

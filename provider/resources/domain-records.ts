@@ -1,63 +1,17 @@
-import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
 import {
-  ClaimPolicy,
   cloudflareContent,
-  cloudflareName,
-  cloudflarePriority,
-  cloudflareRecordArgs,
-  ExistingRecordPolicy,
-  markedComment,
+  dmarcRecordName,
   PlannedRecord,
-  Publisher,
   recordResourceName,
   ttlProblem,
   zoneIdProblem,
 } from "../dns";
-import { ClaimedDnsRecord } from "./claimed-dns-record";
-import { ExistingRecordPolicies, ExistingRecordsArgs } from "./existing-record-policies";
+import { ExistingRecordPolicies } from "./existing-record-policies";
+import type { DomainCloudflareArgs } from "./domain";
+import { DeclareRecord, recordDeclarer, thisStack } from "./record-declarer";
 import { ZoneSurvey } from "./zone-survey";
-
-export interface DomainCloudflareArgs {
-  /**
-   * The id of the Cloudflare zone that holds the domain (the domain's own zone or a parent's):
-   * 32 hex digits, on the zone's Overview page. A plain value of another form fails at preview.
-   * @example "023e105f4ecef8ad9ca31a8372d0c353"
-   */
-  zoneId: pulumi.Input<string>;
-  /**
-   * TTL of the records, in seconds: 1 (automatic) or 60 to 86400. Another value fails the
-   * program before anything is sent.
-   * @default 300
-   */
-  ttl?: number;
-  /**
-   * The Cloudflare provider to publish with, e.g. one with a scoped token or another `baseUrl`.
-   * The zone is read with it too. Records claimed under `existingRecords` other than "fail" are
-   * written by this package with the default provider's settings, so they cannot use another.
-   * @default the default Cloudflare provider
-   */
-  provider?: cloudflare.Provider;
-  /**
-   * What each record's comment says after this stack's ownership mark, `pulumi <project>/<stack>`,
-   * which is always first (it is how a later run knows the record is this stack's): `""` for the
-   * mark alone. Cut to Cloudflare's 100 characters on free plans.
-   * @default "email <purpose>"
-   * @example "managed by the mail stack"
-   */
-  comment?: pulumi.Input<string>;
-  /**
-   * What to do when the zone already holds a record this stack did not make where the domain
-   * publishes one: "fail" (stop at preview, naming it and the choices), "adopt" (manage it when it
-   * is identical; left as it is on destroy), "overwrite" (replace it; restored on destroy); one
-   * policy for all, or per record, where SPF also takes "merge" and MX "add". See the README,
-   * "Existing records".
-   * @default "fail"
-   * @example { spf: "merge" }
-   */
-  existingRecords?: ExistingRecordPolicy | ExistingRecordsArgs;
-}
 
 /** What the `Domain` publishes besides the service's own records, and what it leaves out. */
 export interface PublishOptions {
@@ -90,14 +44,6 @@ const SINGLE_RECORDS = [
 
 /** Postal's return-path prefix: where the record goes, before the service has said so. */
 const RETURN_PATH_PREFIX = "psrp";
-
-/** Declares one record named `resourceName` for a record of `purpose` and `type`. */
-type DeclareRecord = (
-  resourceName: string,
-  purpose: string,
-  type: string,
-  record: pulumi.Output<DnsRecord>,
-) => pulumi.CustomResource;
 
 /**
  * Checks the Cloudflare settings and looks at the zone before the domain exists: where the names
@@ -149,9 +95,14 @@ export function zonePreflight(
           ? [
               {
                 purpose: "dmarc",
-                name: dmarcName(domainName),
+                name: dmarcRecordName(domainName),
                 type: "TXT",
-                content: quoted(options.dmarc),
+                content: cloudflareContent({
+                  purpose: "dmarc",
+                  type: "TXT",
+                  name: "",
+                  content: options.dmarc,
+                }),
               } as const,
             ]
           : []),
@@ -196,7 +147,7 @@ export function publishRecords(
             pulumi.output(options.domainName).apply((domainName) => ({
               purpose: "dmarc",
               type: "TXT",
-              name: dmarcName(domainName),
+              name: dmarcRecordName(domainName),
               content: options.dmarc!,
             })),
           ),
@@ -210,52 +161,6 @@ export function publishRecords(
     records: rest.apply((later) => [...singles, ...dmarc, ...later]),
     // DMARC is not checked by the service: nothing waits for it.
     dependsOn: [...singles, rest as unknown as pulumi.Input<pulumi.Resource>],
-  };
-}
-
-/** Declares records with what every record of the domain shares, each as its policy says. */
-function recordDeclarer(
-  name: string,
-  settings: DomainCloudflareArgs,
-  { survey, policies }: ReturnType<typeof zonePreflight>,
-  parent: pulumi.Resource,
-): DeclareRecord {
-  const ttl = settings.ttl ?? 300;
-  const publisher = thisStack();
-  return (resourceName, purpose, type, record) => {
-    const comment = recordComment(settings, purpose, publisher);
-    const policy = policies.of(purpose);
-    if (policy !== "fail") {
-      return new ClaimedDnsRecord(
-        resourceName,
-        {
-          zoneId: settings.zoneId,
-          purpose: purpose as PlannedRecord["purpose"],
-          name: record.apply(cloudflareName),
-          type: type as "TXT" | "CNAME" | "MX",
-          content: record.apply(cloudflareContent),
-          ...(type === "MX" ? { priority: record.apply(cloudflarePriority) } : {}),
-          ttl,
-          comment,
-          policy: policy as ClaimPolicy,
-          owner: `${publisher.project}/${publisher.stack}`,
-        },
-        { parent },
-      );
-    }
-    // Checked against the zone once its name and content are known (at preview for a domain that
-    // exists; at up for a new one, whose names the preflight checked as far as they were known).
-    const checked = pulumi.all([settings.zoneId, record]).apply(async ([zoneId, known]) => {
-      const planned = { purpose, name: cloudflareName(known), type, content: cloudflareContent(known) };
-      await survey.check(name, zoneId, planned as PlannedRecord, policies, publisher);
-      return known;
-    });
-    // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
-    return new cloudflare.DnsRecord(
-      resourceName,
-      cloudflareRecordArgs(checked, { zoneId: settings.zoneId, ttl, comment }, type),
-      { parent, provider: settings.provider, deleteBeforeReplace: true },
-    );
   };
 }
 
@@ -319,27 +224,4 @@ function declareTheRest(
         ),
     );
   });
-}
-
-/** This stack, whose ownership mark its records carry. */
-function thisStack(): Publisher {
-  return { project: pulumi.getProject(), stack: pulumi.getStack() };
-}
-
-/** The ownership mark, then the comment given ("" for the mark alone) or `email <purpose>`. */
-function recordComment(
-  settings: DomainCloudflareArgs,
-  purpose: string,
-  publisher: Publisher,
-): pulumi.Output<string> {
-  const description = settings.comment ?? `email ${purpose.replace(/_/g, " ")}`;
-  return pulumi.output(description).apply((text) => markedComment(publisher.project, publisher.stack, text));
-}
-
-function dmarcName(domainName: string): string {
-  return `_dmarc.${domainName}`;
-}
-
-function quoted(content: string): string {
-  return cloudflareContent({ purpose: "dmarc", type: "TXT", name: "", content });
 }

@@ -1,6 +1,5 @@
 export * from "./claimed-dns-record";
 export * from "./domain";
-export type { DomainCloudflareArgs } from "./domain-records";
 export type { ExistingRecordsArgs } from "./existing-record-policies";
 export * from "./domain-verification";
 export * from "./get-domain";

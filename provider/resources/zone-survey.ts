@@ -1,7 +1,7 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { Claim, claimFor, ExistingRecord, PlannedRecord, Publisher } from "../dns/existing-records";
-import { SPF_LOOKUP_LIMIT } from "../dns/spf";
+import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
 import type { ExistingRecordPolicies } from "./existing-record-policies";

@@ -1,6 +1,6 @@
 import { promises as dns } from "node:dns";
 import { claimedRecordProvider } from "../../provider/providers";
-import type { ClaimedRecordOutputs } from "../../provider/providers/claimed-record-provider";
+import type { ClaimedRecordOutputs } from "../../provider/providers/claimed-record-contents";
 import { forgetConfig } from "../../provider/providers/connection";
 import type { ClaimedRecordInputs } from "../../provider/inputs";
 import { quoteTxt } from "../../provider/dns/txt";

@@ -1,0 +1,91 @@
+/**
+ * How the `Domain` declares one DNS record: as its existing-record policy says, a
+ * `cloudflare.DnsRecord` checked against the zone once its name is known ("fail"), or a
+ * `ClaimedDnsRecord` that acts on the zone itself (any other policy); every record carries the
+ * stack's ownership mark.
+ */
+import * as cloudflare from "@pulumi/cloudflare";
+import * as pulumi from "@pulumi/pulumi";
+import type { DnsRecord } from "../client";
+import {
+  ClaimPolicy,
+  cloudflareContent,
+  cloudflareName,
+  cloudflarePriority,
+  cloudflareRecordArgs,
+  markedComment,
+  PlannedRecord,
+  Publisher,
+} from "../dns";
+import { ClaimedDnsRecord } from "./claimed-dns-record";
+import type { DomainCloudflareArgs } from "./domain";
+import type { zonePreflight } from "./domain-records";
+
+/** Declares one record named `resourceName` for a record of `purpose` and `type`. */
+export type DeclareRecord = (
+  resourceName: string,
+  purpose: string,
+  type: string,
+  record: pulumi.Output<DnsRecord>,
+) => pulumi.CustomResource;
+
+/** Declares records with what every record of the domain shares, each as its policy says. */
+export function recordDeclarer(
+  name: string,
+  settings: DomainCloudflareArgs,
+  { survey, policies }: ReturnType<typeof zonePreflight>,
+  parent: pulumi.Resource,
+): DeclareRecord {
+  const ttl = settings.ttl ?? 300;
+  const publisher = thisStack();
+  return (resourceName, purpose, type, record) => {
+    const comment = recordComment(settings, purpose, publisher);
+    const policy = policies.of(purpose);
+    if (policy !== "fail") {
+      return new ClaimedDnsRecord(
+        resourceName,
+        {
+          zoneId: settings.zoneId,
+          purpose: purpose as PlannedRecord["purpose"],
+          name: record.apply(cloudflareName),
+          type: type as "TXT" | "CNAME" | "MX",
+          content: record.apply(cloudflareContent),
+          ...(type === "MX" ? { priority: record.apply(cloudflarePriority) } : {}),
+          ttl,
+          comment,
+          policy: policy as ClaimPolicy,
+          owner: `${publisher.project}/${publisher.stack}`,
+        },
+        { parent },
+      );
+    }
+    // Checked against the zone once its name and content are known (at preview for a domain that
+    // exists; at up for a new one, whose names the preflight checked as far as they were known).
+    const checked = pulumi.all([settings.zoneId, record]).apply(async ([zoneId, known]) => {
+      const planned = { purpose, name: cloudflareName(known), type, content: cloudflareContent(known) };
+      await survey.check(name, zoneId, planned as PlannedRecord, policies, publisher);
+      return known;
+    });
+    // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
+    return new cloudflare.DnsRecord(
+      resourceName,
+      cloudflareRecordArgs(checked, { zoneId: settings.zoneId, ttl, comment }, type),
+      { parent, provider: settings.provider, deleteBeforeReplace: true },
+    );
+  };
+}
+
+/** This stack, whose ownership mark its records carry. */
+export function thisStack(): Publisher {
+  return { project: pulumi.getProject(), stack: pulumi.getStack() };
+}
+
+/** The ownership mark, then the comment given ("" for the mark alone) or `email <purpose>`. */
+function recordComment(
+  settings: DomainCloudflareArgs,
+  purpose: string,
+  publisher: Publisher,
+): pulumi.Output<string> {
+  const description = settings.comment ?? `email ${purpose.replace(/_/g, " ")}`;
+  return pulumi.output(description).apply((text) => markedComment(publisher.project, publisher.stack, text));
+}
