@@ -52,10 +52,5 @@ module.exports = {
   // Two workers even on a 2-core machine (jest's default is cores - 1, so one there): most files
   // spend their time waiting on child processes, sockets and timers, not on jest's own process.
   maxWorkers: 2,
-  // A worker past 1 GB after a file is replaced by a fresh one: the program and host tests grow
-  // them to 1.5 GB and more, and then the kernel's paging (system time) slows both workers, and a
-  // worker that large outlasts jest's grace period at exit ("failed to exit gracefully").
-  // Measured on 2 cores from a clean cache: 158 s and 283 s of CPU without, 149 s and 259 s with.
-  workerIdleMemoryLimit: "1GB",
   testSequencer: "<rootDir>/tests/support/sequencer.js",
 };
