@@ -1,6 +1,7 @@
 import { promises as dns } from "node:dns";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt } from "../../provider/dns";
+import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { destroyRun, runProgram, RunOptions } from "../../testing";
 
@@ -20,18 +21,8 @@ beforeAll(() => {
   dns.setServers([emulator().dns.address]);
 });
 
-async function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${emulator().cloudflare.url}/zones/${zoneId}/dns_records${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${emulator().cloudflare.apiToken}`,
-      "Content-Type": "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { success: boolean; result: Record<string, unknown> };
-  if (!answer.success) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
-  return answer.result;
+function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  return zoneRecordsApi(emulator(), method, path, body);
 }
 
 function domainProgram(args: Partial<DomainArgs>) {

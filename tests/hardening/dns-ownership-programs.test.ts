@@ -3,6 +3,7 @@ import * as cloudflareSdk from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
+import { zoneRecordsApi } from "../support/cloudflare";
 import { clientFor, useEmulator } from "../support/emulator";
 import { destroyRun, ProgramRun, runProgram, RunOptions } from "../../testing";
 
@@ -22,18 +23,8 @@ beforeAll(() => {
   dns.setServers([emulator().dns.address]);
 });
 
-async function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${emulator().cloudflare.url}/zones/${zoneId}/dns_records${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${emulator().cloudflare.apiToken}`,
-      "Content-Type": "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { success: boolean; result: Record<string, unknown> };
-  if (!answer.success) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
-  return answer.result;
+function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  return zoneRecordsApi(emulator(), method, path, body);
 }
 const txtAt = async (name: string) =>
   (

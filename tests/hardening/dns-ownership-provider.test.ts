@@ -4,6 +4,7 @@ import type { ClaimedRecordOutputs } from "../../provider/providers/claimed-reco
 import { forgetConfig } from "../../provider/providers/connection";
 import type { ClaimedRecordInputs } from "../../provider/inputs";
 import { quoteTxt } from "../../provider/dns/txt";
+import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
 
@@ -34,18 +35,8 @@ beforeAll(async () => {
 afterEach(() => emulator().faults.set([]));
 
 /** The zone's API, as the user's dashboard or tooling calls it. */
-async function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${emulator().cloudflare.url}/zones/${zoneId}/dns_records${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${emulator().cloudflare.apiToken}`,
-      "Content-Type": "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { success: boolean; result: Record<string, unknown> };
-  if (!answer.success) throw new Error(`${method} ${path}: ${JSON.stringify(answer)}`);
-  return answer.result;
+function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  return zoneRecordsApi(emulator(), method, path, body);
 }
 const userRecord = (fields: Record<string, unknown>) =>
   cloudflare("POST", "", { ttl: 3600, proxied: false, ...fields });

@@ -1,6 +1,7 @@
 import { promises as dns } from "node:dns";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
+import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { destroyRun, DNS_RECORD_TYPE, ProgramRun, runProgram, RunOptions } from "../../testing";
 
@@ -39,22 +40,8 @@ beforeAll(() => {
 });
 
 /** Cloudflare's API on the stand-in, as a user's own tooling or the dashboard would call it. */
-async function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${emulator().cloudflare.url}/zones/${zoneId}/dns_records${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${emulator().cloudflare.apiToken}`,
-      "Content-Type": "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = (await response.json()) as {
-    success: boolean;
-    result: Record<string, unknown>;
-    errors: unknown;
-  };
-  if (!answer.success) throw new Error(`${method} ${path}: ${JSON.stringify(answer.errors)}`);
-  return answer.result;
+function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  return zoneRecordsApi(emulator(), method, path, body);
 }
 
 /** A record made by hand, before the stack runs. */

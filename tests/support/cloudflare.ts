@@ -39,3 +39,32 @@ export async function unpublishRecords(emulator: Emulator, ids: string[]): Promi
     });
   }
 }
+
+/**
+ * Cloudflare's DNS-records API of the stand-in's zone, as a user's own tooling or the dashboard
+ * calls it (`path` follows `/zones/{zone}/dns_records`): the answer's `result`. Throws naming the
+ * call when Cloudflare says it failed.
+ */
+export async function zoneRecordsApi(
+  emulator: Emulator,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  const zoneId = emulator.cloudflare.zones[0].id;
+  const response = await fetch(`${emulator.cloudflare.url}/zones/${zoneId}/dns_records${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${emulator.cloudflare.apiToken}`,
+      "Content-Type": "application/json",
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await response.json()) as {
+    success: boolean;
+    result: Record<string, unknown>;
+    errors: unknown;
+  };
+  if (!answer.success) throw new Error(`${method} ${path}: ${JSON.stringify(answer.errors)}`);
+  return answer.result;
+}
