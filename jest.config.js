@@ -48,6 +48,7 @@ module.exports = {
   moduleNameMapper: { "^pulumi-email-delivery$": "<rootDir>/provider/index.ts" },
   // Stored provider loaders load the built package (dist/): build it from the sources first.
   globalSetup: "<rootDir>/tests/support/build-package.ts",
+  setupFiles: ["<rootDir>/tests/support/defer-pulumi-closure.ts"],
   testTimeout: 30000,
   // Two workers even on a 2-core machine (jest's default is cores - 1, so one there): most files
   // spend their time waiting on child processes, sockets and timers, not on jest's own process.
