@@ -40,3 +40,13 @@ export async function cleanClone(dest: string): Promise<string> {
 export async function linkDevDependencies(clone: string): Promise<void> {
   await fs.symlink(path.join(REPO_ROOT, "node_modules"), path.join(clone, "node_modules"), "dir");
 }
+
+/**
+ * Gives a clone this checkout's build (`dist/` with its stamp), as `npm ci` in the clone would
+ * have made it: its `prepare` then finds the build current instead of compiling the same sources
+ * again. Only for a clone of the sources `dist/` was built from (jest's setup builds them first);
+ * otherwise the stamp differs and `prepare` builds.
+ */
+export async function copyBuild(clone: string): Promise<void> {
+  await fs.cp(path.join(REPO_ROOT, "dist"), path.join(clone, "dist"), { recursive: true });
+}

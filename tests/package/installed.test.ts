@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { load } from "js-yaml";
 import { prepareDemoProject } from "../../demo/lifecycle";
-import { cleanClone, linkDevDependencies } from "../../packaging/clean-clone";
+import { cleanClone, copyBuild, linkDevDependencies } from "../../packaging/clean-clone";
 import { npm, run } from "../../packaging/commands";
 import { ProgramUnderMocks, runUnderMocks } from "../../packaging/program-under-mocks";
 import {
@@ -31,10 +31,11 @@ import { readmeBlock } from "../support/readme";
  * loader as its provider, and the project's own provider host, started in the project as the
  * engine starts it, loads each loader and runs check and create against the emulator.
  *
- * - path: `npm install <clone>`, which builds the clone (`prepare`); the README's program.
+ * - path: `npm install <clone>`, whose `prepare` finds the clone built, as its `npm ci` leaves
+ *   it (the build jest's setup made of the same sources, copied); the README's program.
  * - tarball: `npm pack` of that clone, installed by `prepareDemoProject`, the project `npm run
  *   demo` runs: the basic example with the local stack's settings.
- * - git: `npm install git+file://<clone>`, which clones and builds it again; the README's program,
+ * - git: `npm install git+file://<clone>`, which clones and builds it from its sources; the README's program,
  *   also checked by `tsc` over the program and the package's declarations (the README's tsconfig
  *   has no skipLibCheck). The other two hold the very same files (asserted byte for byte), so
  *   `tsc` there would check them again to the same end.
@@ -77,7 +78,7 @@ let brokenRun: Promise<unknown> | undefined;
 /** The project for `way`: the demo's for the tarball, else one with the README's tsconfig.json and program. */
 async function createProject(way: InstallWay): Promise<UserProject> {
   if (way === "tarball") {
-    packed = await packTarball(clone, path.join(work, "packed"), { build: false }); // the path install built it
+    packed = await packTarball(clone, path.join(work, "packed"), { build: false }); // the clone is built
     const dir = await prepareDemoProject(path.join(work, way), { tarball: packed.file });
     return { dir, way, packageSpec: packed.file };
   }
@@ -151,7 +152,10 @@ function installedPackage(project: UserProject): Promise<string> {
 beforeAll(async () => {
   work = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-installs-"));
   clone = await cleanClone(path.join(work, "clone"));
-  await linkDevDependencies(clone); // as `npm ci` in the clone would: the path install builds there
+  // As `npm ci` in the clone leaves it, for the path install: dependencies and a build. The git
+  // install builds from the committed sources alone, and the files are compared byte for byte.
+  await linkDevDependencies(clone);
+  await copyBuild(clone);
   let previous: Promise<unknown> = Promise.resolve();
   for (const way of WAYS) {
     const installed = previous.then(() => createProject(way)).then(startChecks);
