@@ -1,3 +1,5 @@
+const os = require("node:os");
+
 // got (and its dependencies) ship as ES modules only. Node 20 can require() them, but jest's own
 // module registry cannot until Node 24.9, so ts-jest transpiles them to CommonJS here.
 // The list is got 14's full ESM dependency closure.
@@ -50,8 +52,9 @@ module.exports = {
   globalSetup: "<rootDir>/tests/support/build-package.ts",
   setupFiles: ["<rootDir>/tests/support/defer-pulumi-closure.ts"],
   testTimeout: 30000,
-  // Two workers even on a 2-core machine (jest's default is cores - 1, so one there): most files
-  // spend their time waiting on child processes, sockets and timers, not on jest's own process.
-  maxWorkers: 2,
+  // One worker more than cores (jest's default is one fewer): many files spend stretches waiting on
+  // child processes, sockets and timers, which another file's work fills. On 2 cores, 3 workers
+  // took jest from 127 s to 117 s (same CPU).
+  maxWorkers: os.availableParallelism() + 1,
   testSequencer: "<rootDir>/tests/support/sequencer.js",
 };

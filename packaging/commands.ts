@@ -24,7 +24,8 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       },
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
-        const tail = `${stderr}`.trim().split("\n").slice(-30).join("\n");
+        // What it printed last: stderr, or stdout for commands that report there (tsc).
+        const tail = (`${stderr}`.trim() || `${stdout}`.trim()).split("\n").slice(-30).join("\n");
         reject(
           new Error(
             `\`${[command, ...args].join(" ")}\` in ${options.cwd} failed: ${error.message}\n${tail}`,

@@ -12,4 +12,10 @@ describe("run", () => {
       /`sh -c .*` in .* failed: .*\nbroken/s,
     );
   });
+
+  it("reports a failing command that writes only to stdout (as tsc does) with its stdout", async () => {
+    await expect(
+      run("sh", ["-c", "echo 'a.ts(1,1): error TS2322'; exit 2"], { cwd: os.tmpdir() }),
+    ).rejects.toThrow(/failed: .*\na\.ts\(1,1\): error TS2322/s);
+  });
 });

@@ -10,6 +10,7 @@ const SLOWEST_FIRST = [
   "tests/hardening/provider-faults.test.ts",
   "tests/engine/providers.test.ts",
   "tests/hardening/dns-ownership-faults.test.ts",
+  "tests/package/typecheck.test.ts",
   "tests/secrets/secrets.test.ts",
   "tests/bench/rate-limit.test.ts",
   "tests/examples/examples.test.ts",
