@@ -41,10 +41,12 @@ import { readmeBlock } from "../support/readme";
  *   `tsc` there would check them again to the same end.
  *
  * Installs use npm's cache first and the registry for what it lacks: one install per way. They
- * run one after another (in WAYS' order); each project's checks (read-only) start as soon as it is
- * installed and run beside the next install; the tests then wait for what they assert on.
+ * all start at once (npm's cache takes concurrent installs), the git install first, because its
+ * project's chain (install and build, tsc, programs, then the README's jest test) is the longest
+ * in the suite; each project's checks start as soon as it is installed; the tests then wait for
+ * what they assert on.
  */
-const WAYS: InstallWay[] = ["path", "tarball", "git"];
+const WAYS: InstallWay[] = ["git", "path", "tarball"];
 /** The way whose project `tsc` checks; the others are compared with it file by file. */
 const TSC_WAY: InstallWay = "git";
 
@@ -156,12 +158,10 @@ beforeAll(async () => {
   // install builds from the committed sources alone, and the files are compared byte for byte.
   await linkDevDependencies(clone);
   await copyBuild(clone);
-  let previous: Promise<unknown> = Promise.resolve();
   for (const way of WAYS) {
-    const installed = previous.then(() => createProject(way)).then(startChecks);
-    installed.catch(() => undefined);
+    const installed = createProject(way).then(startChecks);
+    installed.catch(() => undefined); // a failed install is reported by that way's tests
     installs.set(way, installed);
-    previous = installed.catch(() => undefined); // a failed install is reported by that way's tests
   }
 }, 300_000);
 afterAll(async () => {
@@ -298,7 +298,6 @@ describe("the README's tests of a user's program, with the kit", () => {
 });
 
 describe.each(WAYS)("installed from %s", (way) => {
-  // The installs run in turn (see WAYS): a way's first test may wait for several of them.
   it("its program, run as Pulumi runs it (type-checked), stores a small loader as each dynamic resource's provider: the same text whatever the install, with no path or key", async () => {
     const run = await (await installs.get(way)!).underMocks;
     const registrations = run.registrations;
