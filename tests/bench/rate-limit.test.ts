@@ -22,14 +22,16 @@ describe("bench: routes created at once against a rate-limited service", () => {
     await emulator?.stop();
   });
 
-  it("300 routes at 100 requests/s, burst 100: all made, none failed, ≤ 1.25× the ideal requests", async () => {
+  it("300 routes at 25 requests/s, burst 25: all made, none failed, ≤ 1.25× the ideal requests", async () => {
     const figures = await measureRateLimited(inProcess(emulator), {
       routes: 300,
-      limit: { requestsPerSecond: 100, burst: 100 },
+      limit: { requestsPerSecond: 25, burst: 25 },
       providers,
     });
     expect(figures).toMatchObject({ failures: 0, created: 300 });
-    // The limit was met (creates run at hundreds per second here, even on a busy machine).
+    // The limit was met. Creates run at hundreds per second on an idle 2-core machine; at 100/s a
+    // loaded one (three jest workers, npm installs and a busy process) once sent them too slowly
+    // to meet it. 25/s leaves room for a machine ten times slower, for 11 s of waiting.
     expect(figures.throttled).toBeGreaterThan(0);
     expect(figures.requests).toBeLessThanOrEqual(1.25 * figures.idealRequests);
   });
