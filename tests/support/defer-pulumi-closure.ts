@@ -1,5 +1,6 @@
 /**
- * jest `setupFiles`: @pulumi/pulumi's function serialization loads on first use, not at import.
+ * jest `setupFilesAfterEnv`: @pulumi/pulumi's function serialization loads on first use, not at
+ * import, and the debugger it turns on is turned off when the test file ends.
  *
  * `@pulumi/pulumi/runtime` requires its closure serializer and code-path finder when it loads, and
  * with them the TypeScript compiler (9 MB) and npm's arborist. In a Pulumi program that costs one
@@ -7,6 +8,13 @@
  * CPU, in files that never serialize a function (this package's resources store a loader text, see
  * `provider/providers/loader.ts`). The functions `runtime/index.js` copies out at load are
  * forwarders here; any use loads the real module (`tests/client/serialization.test.ts` does).
+ *
+ * Serializing opens an inspector session with the debugger enabled (`runtime/closure/v8Hooks.js`)
+ * and never closes it: a program serializes once and exits. A jest worker runs many files, and
+ * with the debugger on, every module each later file compiles is reported to that session (and to
+ * one more per serializing file), and compiles slower: about 9% of a worker's CPU after one such
+ * file. The session is closed when its file ends; the next file that serializes opens its own.
+ *
  * Processes outside jest (provider hosts, installed projects) load @pulumi/pulumi as it is.
  */
 function deferred(modulePath: string, functions: string[]): object {
@@ -30,3 +38,26 @@ jest.mock("@pulumi/pulumi/runtime/closure/serializeClosure", () =>
 jest.mock("@pulumi/pulumi/runtime/closure/codePaths", () =>
   deferred("@pulumi/pulumi/runtime/closure/codePaths", ["computeCodePaths"]),
 );
+
+interface InspectorSession {
+  disconnect(): void;
+}
+/** The sessions this file's serializations opened (one at most: v8Hooks keeps its own). */
+const sessions = new Set<InspectorSession>();
+jest.mock("@pulumi/pulumi/runtime/closure/v8Hooks", () => {
+  const actual = jest.requireActual("@pulumi/pulumi/runtime/closure/v8Hooks") as {
+    getSessionAsync(): Promise<InspectorSession>;
+  };
+  return {
+    ...actual,
+    getSessionAsync: async () => {
+      const session = await actual.getSessionAsync();
+      sessions.add(session);
+      return session;
+    },
+  };
+});
+afterAll(() => {
+  for (const session of sessions) session.disconnect();
+  sessions.clear();
+});
