@@ -50,7 +50,7 @@ module.exports = {
   moduleNameMapper: { "^pulumi-email-delivery$": "<rootDir>/provider/index.ts" },
   // Stored provider loaders load the built package (dist/): build it from the sources first.
   globalSetup: "<rootDir>/tests/support/build-package.ts",
-  setupFilesAfterEnv: ["<rootDir>/tests/support/defer-pulumi-closure.ts"],
+  setupFilesAfterEnv: ["<rootDir>/tests/support/pulumi-in-jest.ts"],
   testTimeout: 30000,
   // One worker more than cores (jest's default is one fewer): many files spend stretches waiting on
   // child processes, sockets and timers, which another file's work fills. On 2 cores, 3 workers
