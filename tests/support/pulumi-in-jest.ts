@@ -1,7 +1,8 @@
 /**
- * jest `setupFilesAfterEnv`: three things @pulumi/pulumi does that cost one load in a Pulumi
- * program but are paid again and again in a jest worker, which runs many test files and compiles
- * every module anew for each. None changes what a test observes; processes outside jest (provider
+ * jest `setupFilesAfterEnv`: three things @pulumi/pulumi does that cost once in a Pulumi program
+ * but are paid again and again in a jest worker, which runs many test files and loads every module
+ * anew for each (once per module registry: `jest.isolateModules` and `jest.resetModules` make
+ * more). In the current suite none changes what a test observes; processes outside jest (provider
  * hosts, installed projects, users' own tests) load @pulumi/pulumi as it is.
  *
  * 1. Its function serializer loads on first use, not at import. `@pulumi/pulumi/runtime` requires
@@ -10,15 +11,19 @@
  *    serialize a function (this package's resources store a loader text, see
  *    `provider/providers/loader.ts`). The functions `runtime/index.js` copies out at load are
  *    forwarders here; any use loads the real module (`tests/client/serialization.test.ts` does).
- * 2. The debugger it turns on to serialize is turned off when the file ends. Serializing opens an
- *    inspector session with the debugger enabled (`runtime/closure/v8Hooks.js`) and never closes
- *    it: a program serializes once and exits. Left open in a worker, every module each later file
- *    compiles is reported to it and compiles slower: about 9% more CPU after one such file.
- * 3. The stack each of its promises records is left empty. `runtime/debuggable.js` stores
+ * 2. The debugger it turns on to serialize is turned off after the file's tests. Serializing opens
+ *    an inspector session with the debugger enabled (`runtime/closure/v8Hooks.js`) and never
+ *    closes it: a program serializes once and exits. Left open in a worker, every module each later
+ *    file compiles is reported to it and compiles slower: about 9% more CPU after one such file.
+ * 3. The stack each of its promises records has no frames. `runtime/debuggable.js` stores
  *    `new Error().stack` on every promise it makes (several per resource registration) for its
  *    leak report; under jest each such stack is mapped through the test files' source maps:
- *    about 10% of the CPU of files that run programs. Only that report would read them.
+ *    about 10% of the CPU of files that run programs. Only that report's details read them, and
+ *    with `PULUMI_DEBUG_PROMISE_LEAKS` set, which asks for those details, they are kept.
  */
+
+import * as inspector from "node:inspector";
+import * as v8 from "node:v8";
 
 function deferred(modulePath: string, functions: string[]): object {
   let actual: Record<string | symbol, unknown> | undefined;
@@ -42,43 +47,62 @@ jest.mock("@pulumi/pulumi/runtime/closure/codePaths", () =>
   deferred("@pulumi/pulumi/runtime/closure/codePaths", ["computeCodePaths"]),
 );
 
-interface InspectorSession {
-  disconnect(): void;
-}
-/** The sessions this file's serializations opened (one at most: v8Hooks keeps its own). */
-const sessions = new Set<InspectorSession>();
+type InspectorSession = inspector.Session;
+/**
+ * The inspector session Pulumi's serializer uses in this test file, opened on first use. It is
+ * held here rather than in `v8Hooks` so that closing it also forgets it: a serialization after
+ * the close opens a new one instead of using a closed session.
+ */
+let mockInspectorSession: Promise<InspectorSession> | undefined;
+
+/** `runtime/closure/v8Hooks.js` as published, except that the session lives above. */
 jest.mock("@pulumi/pulumi/runtime/closure/v8Hooks", () => {
-  const actual = jest.requireActual("@pulumi/pulumi/runtime/closure/v8Hooks") as {
-    getSessionAsync(): Promise<InspectorSession>;
+  // Pulumi's v8.js, which reads scripts through this session, needs the flag the original sets.
+  v8.setFlagsFromString("--allow-natives-syntax");
+  const scriptUrls = new Map<string, string>();
+  const connect = async (): Promise<InspectorSession> => {
+    const session = new inspector.Session();
+    session.connect();
+    await new Promise((resolve, reject) =>
+      session.post("Debugger.enable", (err, res) => (err ? reject(err) : resolve(res))),
+    );
+    session.addListener("Debugger.scriptParsed", ({ params }) => scriptUrls.set(params.scriptId, params.url));
+    return session;
   };
+  const getSessionAsync = () => (mockInspectorSession ??= connect());
   return {
-    ...actual,
-    getSessionAsync: async () => {
-      const session = await actual.getSessionAsync();
-      sessions.add(session);
-      return session;
-    },
+    __esModule: true,
+    getSessionAsync,
+    isInitializedAsync: async () => void (await getSessionAsync()),
+    getScriptUrl: (id: string) => scriptUrls.get(id),
   };
 });
-afterAll(() => {
-  for (const session of sessions) session.disconnect();
-  sessions.clear();
+// Setup files' hooks run before the test file's own: a file whose own afterAll serializes opens
+// a session that stays open until its worker exits (slower, never wrong).
+afterAll(async () => {
+  const session = mockInspectorSession;
+  mockInspectorSession = undefined;
+  (await session)?.disconnect();
 });
 
 jest.mock("@pulumi/pulumi/runtime/debuggable", () => {
   const actual = jest.requireActual("@pulumi/pulumi/runtime/debuggable") as {
+    debugPromiseLeaks: boolean;
     debuggablePromise<T>(promise: Promise<T>, context: unknown): Promise<T>;
   };
-  return {
-    ...actual,
-    debuggablePromise: <T>(promise: Promise<T>, context: unknown): Promise<T> => {
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 0;
-      try {
-        return actual.debuggablePromise(promise, context);
-      } finally {
-        Error.stackTraceLimit = limit;
-      }
-    },
+  const debuggablePromise = <T>(promise: Promise<T>, context: unknown): Promise<T> => {
+    if (actual.debugPromiseLeaks) return actual.debuggablePromise(promise, context);
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return actual.debuggablePromise(promise, context);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   };
+  // A live view, not a copy: debuggable.js is part of an import cycle (log, settings) and may be
+  // read before it has finished loading.
+  return new Proxy(actual, {
+    get: (target, key) => (key === "debuggablePromise" ? debuggablePromise : Reflect.get(target, key)),
+  });
 });

@@ -5,19 +5,27 @@
 // (slowest and failed first) for every file not listed here.
 const Sequencer = require("@jest/test-sequencer").default;
 
+/** By far the longest file (four npm installs): it starts first so that it never ends last. */
+const LONGEST = "tests/package/installed.test.ts";
+
 /**
- * Longest first, as measured with `npx jest --json` (seconds on a 2-core machine, one worker);
- * files that serialize a function next, while their worker has compiled little: serializing turns
- * on the debugger (see support/pulumi-in-jest.ts), which first reports every script the worker has
- * compiled so far: 5 s of CPU for these four files in a one-worker run.
+ * Every file that serializes a function, next, while its worker has compiled little: serializing
+ * turns on the debugger (see support/pulumi-in-jest.ts), which first reports every script the
+ * worker has compiled so far: 5 s of CPU for these files in a one-worker run when they came last.
  */
-const SLOWEST_FIRST = [
-  "tests/package/installed.test.ts",
-  "tests/hardening/provider-faults.test.ts",
+const SERIALIZING = [
   "tests/engine/providers.test.ts",
   "tests/providers/loader.test.ts",
   "tests/engine/harness.test.ts",
   "tests/client/serialization.test.ts",
+  "tests/programs/harness.test.ts",
+  "tests/testing/destroy-failure.test.ts",
+  "tests/testing/init-failure.test.ts",
+];
+
+/** Then the other files that take more than ~8 s, longest first (`npx jest --json`, one worker). */
+const SLOW = [
+  "tests/hardening/provider-faults.test.ts",
   "tests/hardening/dns-ownership-faults.test.ts",
   "tests/package/typecheck.test.ts",
   "tests/secrets/secrets.test.ts",
@@ -26,6 +34,8 @@ const SLOWEST_FIRST = [
   "tests/testing/run-timeout.test.ts",
 ];
 
+const FIRST = [LONGEST, ...SERIALIZING, ...SLOW];
+
 class SlowestFirst extends Sequencer {
   sort(tests) {
     const rank = (test) => {
@@ -33,8 +43,8 @@ class SlowestFirst extends Sequencer {
         .slice(test.context.config.rootDir.length + 1)
         .split("\\")
         .join("/");
-      const index = SLOWEST_FIRST.indexOf(relative);
-      return index === -1 ? SLOWEST_FIRST.length : index;
+      const index = FIRST.indexOf(relative);
+      return index === -1 ? FIRST.length : index;
     };
     // Array.prototype.sort is stable: files not listed keep jest's own order after the listed ones.
     return super.sort(tests).sort((a, b) => rank(a) - rank(b));
