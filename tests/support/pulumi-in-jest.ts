@@ -54,19 +54,27 @@ type InspectorSession = inspector.Session;
  * the close opens a new one instead of using a closed session.
  */
 let mockInspectorSession: Promise<InspectorSession> | undefined;
+/** Script id to URL, as the sessions report them; shared by every module registry of the file. */
+const mockScriptUrls = new Map<string, string>();
 
-/** `runtime/closure/v8Hooks.js` as published, except that the session lives above. */
+/**
+ * `runtime/closure/v8Hooks.js` as published, except that the session lives above and hears of
+ * scripts from the moment it is enabled: enabling reports every script already compiled, which
+ * the original, listening only afterwards, misses. Those URLs only name places in serialization
+ * errors; the serialized text is the same.
+ */
 jest.mock("@pulumi/pulumi/runtime/closure/v8Hooks", () => {
   // Pulumi's v8.js, which reads scripts through this session, needs the flag the original sets.
   v8.setFlagsFromString("--allow-natives-syntax");
-  const scriptUrls = new Map<string, string>();
   const connect = async (): Promise<InspectorSession> => {
     const session = new inspector.Session();
     session.connect();
+    session.addListener("Debugger.scriptParsed", ({ params }) =>
+      mockScriptUrls.set(params.scriptId, params.url),
+    );
     await new Promise((resolve, reject) =>
       session.post("Debugger.enable", (err, res) => (err ? reject(err) : resolve(res))),
     );
-    session.addListener("Debugger.scriptParsed", ({ params }) => scriptUrls.set(params.scriptId, params.url));
     return session;
   };
   const getSessionAsync = () => (mockInspectorSession ??= connect());
@@ -74,7 +82,7 @@ jest.mock("@pulumi/pulumi/runtime/closure/v8Hooks", () => {
     __esModule: true,
     getSessionAsync,
     isInitializedAsync: async () => void (await getSessionAsync()),
-    getScriptUrl: (id: string) => scriptUrls.get(id),
+    getScriptUrl: (id: string) => mockScriptUrls.get(id),
   };
 });
 // Setup files' hooks run before the test file's own: a file whose own afterAll serializes opens

@@ -11,7 +11,8 @@ const LONGEST = "tests/package/installed.test.ts";
 /**
  * Every file that serializes a function, next, while its worker has compiled little: serializing
  * turns on the debugger (see support/pulumi-in-jest.ts), which first reports every script the
- * worker has compiled so far: 5 s of CPU for these files in a one-worker run when they came last.
+ * worker has compiled so far: 5 s of CPU for the first four here in a one-worker run when they came
+ * last.
  */
 const SERIALIZING = [
   "tests/engine/providers.test.ts",
