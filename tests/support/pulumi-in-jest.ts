@@ -47,13 +47,12 @@ jest.mock("@pulumi/pulumi/runtime/closure/codePaths", () =>
   deferred("@pulumi/pulumi/runtime/closure/codePaths", ["computeCodePaths"]),
 );
 
-type InspectorSession = inspector.Session;
 /**
  * The inspector session Pulumi's serializer uses in this test file, opened on first use. It is
  * held here rather than in `v8Hooks` so that closing it also forgets it: a serialization after
  * the close opens a new one instead of using a closed session.
  */
-let mockInspectorSession: Promise<InspectorSession> | undefined;
+let mockInspectorSession: Promise<inspector.Session> | undefined;
 /** Script id to URL, as the sessions report them; shared by every module registry of the file. */
 const mockScriptUrls = new Map<string, string>();
 
@@ -66,7 +65,7 @@ const mockScriptUrls = new Map<string, string>();
 jest.mock("@pulumi/pulumi/runtime/closure/v8Hooks", () => {
   // Pulumi's v8.js, which reads scripts through this session, needs the flag the original sets.
   v8.setFlagsFromString("--allow-natives-syntax");
-  const connect = async (): Promise<InspectorSession> => {
+  const connect = async (): Promise<inspector.Session> => {
     const session = new inspector.Session();
     session.connect();
     session.addListener("Debugger.scriptParsed", ({ params }) =>
