@@ -1,4 +1,4 @@
-// `npm run build` (and so `prepare`): dist/ from provider/, emulator/ and testing/ with tsc, then a stamp of what it was
+// `npm run build` (and so `prepare`): dist/ from provider/, emulator/ and testing/ with tsc (./tsc.js), then a stamp of what it was
 // built from. A build whose stamp matches the sources is not made again (`--force` makes it):
 // npm runs `prepare` twice for a git install, and jest's setup right after `npm ci` would compile
 // the package a second time.
@@ -7,6 +7,7 @@ const { createHash } = require("node:crypto");
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
+const { TSC, TSC_VERSION } = require("./tsc");
 
 const ROOT = path.resolve(__dirname, "..");
 /** In dist/, beside the folders `files` in package.json ships: never packed. */
@@ -33,7 +34,7 @@ function sourceHash(root = ROOT) {
       .update(fs.readFileSync(path.join(root, file)))
       .update("\0");
   }
-  hash.update(require("typescript/package.json").version);
+  hash.update(TSC_VERSION);
   return hash.digest("hex");
 }
 
@@ -54,7 +55,7 @@ function writeStamp(hash, root = ROOT) {
 function build() {
   fs.rmSync(path.join(ROOT, "dist"), { recursive: true, force: true }); // no file of a deleted source survives
   const hash = sourceHash(); // before compiling: an edit made meanwhile makes the next check build again
-  execFileSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+  execFileSync(process.execPath, [TSC, "-p", "tsconfig.build.json"], {
     cwd: ROOT,
     stdio: "inherit",
   });
