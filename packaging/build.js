@@ -17,8 +17,8 @@ const CONFIG_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json"];
 /** The folders the build compiles (tsconfig.build.json "include"). */
 const SOURCE_FOLDERS = ["provider", "emulator", "testing"];
 
-/** A hash of every file the build in `root` compiles from, and of the compiler's version. */
-function sourceHash(root = ROOT) {
+/** A hash of every file the build in `root` compiles from, and of the compiler and its version. */
+function sourceHash(root = ROOT, compiler = TSC_VERSION) {
   const hash = createHash("sha256");
   const sources = SOURCE_FOLDERS.flatMap((folder) =>
     fs.existsSync(path.join(root, folder))
@@ -34,7 +34,7 @@ function sourceHash(root = ROOT) {
       .update(fs.readFileSync(path.join(root, file)))
       .update("\0");
   }
-  hash.update(TSC_VERSION);
+  hash.update(compiler);
   return hash.digest("hex");
 }
 

@@ -6,7 +6,7 @@ import { REPO_ROOT } from "../../packaging/clean-clone";
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { buildIsCurrent, sourceHash, writeStamp } = require("../../packaging/build.js") as {
   buildIsCurrent(root?: string): boolean;
-  sourceHash(root?: string): string;
+  sourceHash(root?: string, compiler?: string): string;
   writeStamp(hash: string, root?: string): void;
 };
 
@@ -52,6 +52,13 @@ describe("the build stamp", () => {
     writeStamp(sourceHash(root), root);
     await change(root);
     expect(buildIsCurrent(root)).toBe(false);
+  });
+
+  it("is stale after a build by another compiler (TypeScript 6 builds where 7's native binary is missing)", () => {
+    writeStamp(sourceHash(root, "typescript@0.0.0"), root); // not the one building here
+    expect(buildIsCurrent(root)).toBe(false);
+    writeStamp(sourceHash(root), root);
+    expect(buildIsCurrent(root)).toBe(true);
   });
 
   it("is not packed: package.json ships folders of dist/, never dist/ itself", async () => {
