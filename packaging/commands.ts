@@ -24,8 +24,13 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       },
       (error, stdout, stderr) => {
         if (!error) return resolve(stdout);
-        // What it printed last: stderr, or stdout for commands that report there (tsc).
-        const tail = (`${stderr}`.trim() || `${stdout}`.trim()).split("\n").slice(-30).join("\n");
+        // What it printed last on each stream: tsc reports on stdout, and a warning on stderr
+        // (packaging/tsc.js's fallback) must not hide it.
+        const tail = [stderr, stdout]
+          .map((text) => `${text}`.trim())
+          .filter(Boolean)
+          .map((text) => text.split("\n").slice(-30).join("\n"))
+          .join("\n");
         reject(
           new Error(
             `\`${[command, ...args].join(" ")}\` in ${options.cwd} failed: ${error.message}\n${tail}`,

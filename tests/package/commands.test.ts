@@ -18,4 +18,12 @@ describe("run", () => {
       run("sh", ["-c", "echo 'a.ts(1,1): error TS2322'; exit 2"], { cwd: os.tmpdir() }),
     ).rejects.toThrow(/failed: .*\na\.ts\(1,1\): error TS2322/s);
   });
+
+  it("reports both streams when a command warns on stderr and reports on stdout", async () => {
+    await expect(
+      run("sh", ["-c", "echo 'Warning: slower compiler' >&2; echo 'a.ts(1,1): error TS2322'; exit 2"], {
+        cwd: os.tmpdir(),
+      }),
+    ).rejects.toThrow(/failed: .*\nWarning: slower compiler\na\.ts\(1,1\): error TS2322/s);
+  });
 });
