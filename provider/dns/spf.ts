@@ -99,6 +99,9 @@ function endOf(term: SpfTermText): number {
  * and leaves every other byte as it was. An include with another qualifier is the user's and
  * stays; a record without them (the user took them out) comes back unchanged. Pass the includes
  * `missingSpfIncludes` reported before the merge, so that an include the user had is kept.
+ * The record is read again after each removal: a bare `include:` the user wrote before a removed
+ * include joins the word after it (`include: domain`, an include as Postal's check reads it), and
+ * when that names one of the domains, it goes too, so that none is left authorized.
  */
 export function removeSpfIncludes(record: string, includes: readonly string[]): string {
   for (const domain of includes) checkIncludeDomain(domain, "removeSpfIncludes");

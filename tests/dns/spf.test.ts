@@ -231,6 +231,18 @@ describe("removeSpfIncludes", () => {
     const merged = mergeSpfIncludes(existing, [POSTAL, "other.example.com"]);
     expect(removeSpfIncludes(merged, added)).toBe(existing);
   });
+
+  it("reads the record again after each removal: a bare `include:` joined to a removed domain goes too", () => {
+    // Without the include between them, Postal's check reads `include: <domain>` as an include:
+    // left there, it would still authorize the domain the caller asked to remove.
+    expect(removeSpfIncludes(`v=spf1 include: include:${POSTAL} ${POSTAL} ~all`, [POSTAL])).toBe(
+      "v=spf1 ~all",
+    );
+    // Joined to anything else, the user's words stay, in order.
+    expect(removeSpfIncludes(`v=spf1 include: include:${POSTAL} foo ~all`, [POSTAL])).toBe(
+      "v=spf1 include: foo ~all",
+    );
+  });
 });
 
 describe("spfIncludeProblem", () => {
