@@ -7,7 +7,7 @@ const { createHash } = require("node:crypto");
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
-const { TSC, TSC_VERSION } = require("./tsc");
+const { compiler, warnOnFallback } = require("./tsc");
 
 const ROOT = path.resolve(__dirname, "..");
 /** In dist/, beside the folders `files` in package.json ships: never packed. */
@@ -18,7 +18,7 @@ const CONFIG_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json"];
 const SOURCE_FOLDERS = ["provider", "emulator", "testing"];
 
 /** A hash of every file the build in `root` compiles from, and of the compiler and its version. */
-function sourceHash(root = ROOT, compiler = TSC_VERSION) {
+function sourceHash(root = ROOT, compilerVersion = compiler().version) {
   const hash = createHash("sha256");
   const sources = SOURCE_FOLDERS.flatMap((folder) =>
     fs.existsSync(path.join(root, folder))
@@ -34,7 +34,7 @@ function sourceHash(root = ROOT, compiler = TSC_VERSION) {
       .update(fs.readFileSync(path.join(root, file)))
       .update("\0");
   }
-  hash.update(compiler);
+  hash.update(compilerVersion);
   return hash.digest("hex");
 }
 
@@ -55,7 +55,8 @@ function writeStamp(hash, root = ROOT) {
 function build() {
   fs.rmSync(path.join(ROOT, "dist"), { recursive: true, force: true }); // no file of a deleted source survives
   const hash = sourceHash(); // before compiling: an edit made meanwhile makes the next check build again
-  execFileSync(process.execPath, [TSC, "-p", "tsconfig.build.json"], {
+  warnOnFallback();
+  execFileSync(process.execPath, [compiler().tsc, "-p", "tsconfig.build.json"], {
     cwd: ROOT,
     stdio: "inherit",
   });

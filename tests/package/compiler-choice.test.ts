@@ -7,68 +7,101 @@ import { run } from "../../packaging/commands";
 
 /**
  * `packaging/tsc.js`, which picks the compiler for the build and the type-check: TypeScript 7's
- * native binary where it is installed, TypeScript 6 (with a warning) where it is not, so that a
- * user's git install still builds on a platform or mirror without 7's binary.
+ * native binary where it runs, TypeScript 6 (with a warning) where it does not, so that a user's
+ * git install still builds on a platform, mirror or noexec cache where 7's binary cannot run.
  */
 describe("the compiler packaging/tsc.js runs", () => {
+  const platformPackage = `@typescript/typescript-${process.platform}-${process.arch}`;
+  const typescript7 = path.dirname(require.resolve("typescript-7/package.json"));
   let root: string;
+  let version6: string;
+  beforeAll(async () => {
+    version6 = JSON.parse(await fs.readFile(require.resolve("typescript/package.json"), "utf8")).version;
+  });
   beforeEach(async () => {
+    // A project with TypeScript 6 installed and TypeScript 7's launcher package (a copy, so that it
+    // looks for its binary package here), as npm leaves them where 7 has no build: no binary package.
     root = await fs.mkdtemp(path.join(os.tmpdir(), "compiler-choice-"));
     await fs.mkdir(path.join(root, "packaging"));
     await fs.copyFile(path.join(REPO_ROOT, "packaging", "tsc.js"), path.join(root, "packaging", "tsc.js"));
     await fs.mkdir(path.join(root, "node_modules"));
-    // TypeScript 6 as installed; TypeScript 7's launcher package without the per-platform binary
-    // package its optional dependencies name, as npm leaves it where none fits.
     await fs.symlink(
       path.dirname(require.resolve("typescript/package.json")),
       path.join(root, "node_modules", "typescript"),
     );
-    await fs.mkdir(path.join(root, "node_modules", "typescript-7"));
-    await fs.copyFile(
-      require.resolve("typescript-7/package.json"),
-      path.join(root, "node_modules", "typescript-7", "package.json"),
-    );
+    await fs.cp(typescript7, path.join(root, "node_modules", "typescript-7"), { recursive: true });
   });
   afterEach(() => fs.rm(root, { recursive: true, force: true }));
 
-  it("is TypeScript 7 here, where its native binary is installed", async () => {
-    const chosen = await run(
-      process.execPath,
-      [
-        "-e",
-        `console.log(require(${JSON.stringify(path.join(REPO_ROOT, "packaging", "tsc.js"))}).TSC_VERSION)`,
-      ],
-      { cwd: REPO_ROOT },
+  /** What `packaging/tsc.js` in `cwd` chooses, and what loading it wrote on stderr. */
+  async function choice(cwd: string) {
+    const { stdout, stderr } = await node(
+      ["-e", `console.log(JSON.stringify(require("./packaging/tsc.js").compiler()))`],
+      cwd,
     );
-    expect(chosen.trim()).toMatch(/^typescript@7\./);
+    return { ...(JSON.parse(stdout) as { version: string; fallbackReason?: string }), stderr };
+  }
+
+  it("is TypeScript 7 in this repository where npm installed its binary for this platform (else 6, saying why)", async () => {
+    const chosen = await choice(REPO_ROOT);
+    expect(chosen.stderr).toBe("");
+    const binaryInstalled = await fs.access(path.join(REPO_ROOT, "node_modules", platformPackage)).then(
+      () => true,
+      () => false, // a platform 7 has no build for, or `npm ci --omit=optional`: the cases below
+    );
+    if (binaryInstalled) {
+      expect(chosen.version).toMatch(/^typescript@7\./);
+      expect(chosen.fallbackReason).toBeUndefined();
+    } else {
+      expect(chosen.version).toBe(`typescript@${version6}`);
+      expect(chosen.fallbackReason).toContain(platformPackage);
+    }
   });
 
-  it("falls back to TypeScript 6 with a warning where 7's native binary is missing, and compiles", async () => {
-    const version6 = JSON.parse(
-      await fs.readFile(require.resolve("typescript/package.json"), "utf8"),
-    ).version;
-    const chosen = await run(
-      process.execPath,
-      ["-e", `console.log(require("./packaging/tsc.js").TSC_VERSION)`],
-      {
-        cwd: root,
+  it.each([
+    ["its binary package is missing", async () => undefined, `Unable to resolve ${platformPackage}`],
+    [
+      "its binary cannot be run (a cache folder mounted noexec)",
+      async () => {
+        const binary = path.join(root, "node_modules", platformPackage);
+        await fs.mkdir(path.join(binary, "lib"), { recursive: true });
+        await fs.copyFile(
+          require.resolve(`${platformPackage}/package.json`, { paths: [typescript7] }),
+          path.join(binary, "package.json"),
+        );
+        await fs.writeFile(path.join(binary, "lib", "tsc"), "", { mode: 0o644 }); // not executable
       },
-    );
-    expect(chosen.trim()).toBe(`typescript@${version6}`);
+      "EACCES",
+    ],
+    [
+      "typescript-7 is not installed (node_modules from before it was added)",
+      () => fs.rm(path.join(root, "node_modules", "typescript-7"), { recursive: true }),
+      "Cannot find module 'typescript-7/package.json'",
+    ],
+  ])(
+    "falls back to TypeScript 6 where %s, says why when it compiles, and compiles",
+    async (_case, arrange, why) => {
+      await arrange();
+      const chosen = await choice(root);
+      expect(chosen.version).toBe(`typescript@${version6}`);
+      expect(chosen.fallbackReason).toContain(why);
+      expect(chosen.stderr).toBe(""); // choosing alone says nothing: a build that is up to date stays quiet
 
-    await fs.writeFile(path.join(root, "a.ts"), "export const a: number = 1;\n");
-    const { stdout, stderr } = await runWithStderr(["packaging/tsc.js", "--version"], root);
-    expect(stdout.trim()).toBe(`Version ${version6}`);
-    expect(stderr).toContain(
-      `TypeScript 7's native compiler is not installed for ${process.platform}-${process.arch}`,
-    );
-    expect(stderr).toContain(`compiling with typescript@${version6} instead`);
+      const { stdout, stderr } = await node(["packaging/tsc.js", "--version"], root);
+      expect(stdout.trim()).toBe(`Version ${version6}`);
+      expect(stderr).toContain(
+        `TypeScript 7's native compiler does not run on ${process.platform}-${process.arch}`,
+      );
+      expect(stderr).toContain(why);
+      expect(stderr).toContain(`compiling with typescript@${version6} instead`);
 
-    await run(process.execPath, ["packaging/tsc.js", "--outDir", "out", "a.ts"], { cwd: root });
-    expect(await fs.readFile(path.join(root, "out", "a.js"), "utf8")).toContain("a = 1");
-  });
+      await fs.writeFile(path.join(root, "a.ts"), "export const a: number = 1;\n");
+      await run(process.execPath, ["packaging/tsc.js", "--outDir", "out", "a.ts"], { cwd: root });
+      expect(await fs.readFile(path.join(root, "out", "a.js"), "utf8")).toContain("a = 1");
+    },
+  );
 
-  it("exits with the compiler's status: a type error fails", async () => {
+  it("exits with the compiler's status: a type error fails, with tsc's diagnostics", async () => {
     await fs.writeFile(path.join(root, "bad.ts"), "export const a: number = 'one';\n");
     await expect(
       run(process.execPath, ["packaging/tsc.js", "--noEmit", "bad.ts"], { cwd: root }),
@@ -77,7 +110,7 @@ describe("the compiler packaging/tsc.js runs", () => {
 });
 
 /** `node <args>` in `cwd`, with what it wrote to each stream. */
-function runWithStderr(args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+function node(args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, args, { cwd }, (error, stdout, stderr) =>
       error ? reject(error) : resolve({ stdout, stderr }),

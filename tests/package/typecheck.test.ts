@@ -2,7 +2,7 @@ import { REPO_ROOT } from "../../packaging/clean-clone";
 import { run } from "../../packaging/commands";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { TSC } = require("../../packaging/tsc.js") as { TSC: string };
+const { compiler } = require("../../packaging/tsc.js") as { compiler(): { tsc: string } };
 
 /**
  * `npm test`'s type-check, as one of its files: tsc over everything tsconfig.json includes. Run as
@@ -10,7 +10,7 @@ const { TSC } = require("../../packaging/tsc.js") as { TSC: string };
  * other files. (ts-jest only transpiles; this is what checks the types.)
  */
 it("tsc --noEmit passes over provider, emulator, testing, tests, bench, examples and demo", async () => {
-  await run(process.execPath, [TSC, "--noEmit", "-p", "tsconfig.json"], {
+  await run(process.execPath, [compiler().tsc, "--noEmit", "-p", "tsconfig.json"], {
     cwd: REPO_ROOT,
   });
 }, 300_000);
