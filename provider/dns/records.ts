@@ -1,15 +1,13 @@
-import type * as cloudflare from "@pulumi/cloudflare";
-import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
 import { quoteTxt } from "./txt";
 
 /** What every record of a domain shares in Cloudflare. */
-export interface CloudflareRecordOptions<Text = string> {
-  zoneId: Text;
+export interface CloudflareRecordOptions {
+  zoneId: string;
   /** 1 (automatic) or 60 to 86400 seconds (see `ttlProblem`). */
   ttl: number;
   /** Undefined for none. */
-  comment: Text | undefined;
+  comment: string | undefined;
 }
 
 /** The `cloudflare.DnsRecord` arguments for one of the service's records. */
@@ -28,38 +26,23 @@ export interface CloudflareRecordArgs {
  * Maps a record the service asks for onto what Cloudflare stores, so nothing drifts: names and
  * host targets lowercase (Cloudflare lowercases them), TXT quoted and split, never proxied
  * (a proxied record would answer with Cloudflare's addresses and fail the check), explicit TTL.
- *
- * The one mapping for plain records (tests, tools) and for a record the `Domain` component knows
- * only once the service has answered: given an output, the record's own fields are outputs, and
- * the type must be given, so that a preview shows it.
+ * The `Domain` component maps a record it knows only as an output field by field with the same
+ * helpers (`record-declarer.ts`); this module imports no value of `@pulumi/pulumi`, so the
+ * providers' entry, which loads it, never loads the SDK's index.
  */
 export function cloudflareRecordArgs(
   record: DnsRecord,
   options: CloudflareRecordOptions,
-): CloudflareRecordArgs;
-export function cloudflareRecordArgs(
-  record: pulumi.Output<DnsRecord>,
-  options: CloudflareRecordOptions<pulumi.Input<string>>,
-  type: string,
-): cloudflare.DnsRecordArgs;
-export function cloudflareRecordArgs(
-  record: DnsRecord | pulumi.Output<DnsRecord>,
-  options: CloudflareRecordOptions<pulumi.Input<string>>,
-  declaredType?: string,
-): cloudflare.DnsRecordArgs {
-  const field = <T>(read: (value: DnsRecord) => T): pulumi.Input<T> =>
-    pulumi.Output.isInstance(record) ? record.apply(read) : read(record);
-  const type = declaredType ?? (pulumi.Output.isInstance(record) ? undefined : record.type.toUpperCase());
-  if (type === undefined)
-    throw new Error("cloudflareRecordArgs: give the type of a record that is an output");
+): CloudflareRecordArgs {
+  const type = record.type.toUpperCase();
   return {
     zoneId: options.zoneId,
-    name: field(cloudflareName),
+    name: cloudflareName(record),
     type,
-    content: field(cloudflareContent),
+    content: cloudflareContent(record),
     ttl: options.ttl,
     proxied: false,
-    ...(type === "MX" ? { priority: field(cloudflarePriority) } : {}),
+    ...(type === "MX" ? { priority: cloudflarePriority(record) } : {}),
     comment: options.comment,
   };
 }

@@ -12,7 +12,6 @@ import {
   cloudflareContent,
   cloudflareName,
   cloudflarePriority,
-  cloudflareRecordArgs,
   markedComment,
   PlannedRecord,
   Publisher,
@@ -69,7 +68,16 @@ export function recordDeclarer(
     // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
     return new cloudflare.DnsRecord(
       resourceName,
-      cloudflareRecordArgs(checked, { zoneId: settings.zoneId, ttl, comment }, type),
+      {
+        zoneId: settings.zoneId,
+        name: checked.apply(cloudflareName),
+        type,
+        content: checked.apply(cloudflareContent),
+        ttl,
+        proxied: false,
+        ...(type === "MX" ? { priority: checked.apply(cloudflarePriority) } : {}),
+        comment,
+      },
       { parent, provider: settings.provider, deleteBeforeReplace: true },
     );
   };
