@@ -165,8 +165,19 @@ export async function readDnsRecord(
 
 /**
  * `cloudflare.getDnsRecords` as the Cloudflare provider answers it: `GET zones/{id}/dns_records`
- * with its filters as dotted query keys, page after page until one comes back empty (it ignores
- * `total_pages`), at most `maxItems` (1000), each record with the provider's camelCase names.
+ * with its filters as dotted query keys and no `per_page` (Cloudflare's default, 100), each record
+ * with the provider's camelCase names. Paged exactly as the provider pages, which is
+ * terraform-provider-cloudflare's `internal/services/dns_record/list_data_source.go` (`Read`) over
+ * cloudflare-go v6's `packages/pagination/pagination.go` (`V4PagePaginationArray.GetNextPage`):
+ *
+ * - the first request carries no `page`; each next one sets `page` to the URL's page (1 when
+ *   absent) plus one — `total_pages` and `result_info` are never read;
+ * - it stops at the first page whose `result` is empty, or as soon as the records gathered reach
+ *   `maxItems` (no further request is sent), and keeps the first `maxItems`;
+ * - `maxItems` absent, zero or negative means 1,000.
+ *
+ * So a read of R records under `maxItems` costs ⌈R/100⌉ + 1 requests, and one cut at `maxItems`
+ * returns exactly `maxItems` records, with nothing to say it was cut.
  */
 export async function getDnsRecords(
   emulator: NonNullable<RunOptions["emulator"]>,
@@ -183,20 +194,22 @@ export async function getDnsRecords(
       query.append(apiKey, String(value));
     }
   }
-  const maxItems = typeof inputs.maxItems === "number" ? inputs.maxItems : 1000;
+  const maxItems =
+    typeof inputs.maxItems === "number" && inputs.maxItems > 0 ? Math.trunc(inputs.maxItems) : 1000;
   const results: Record<string, unknown>[] = [];
-  for (let page = 1; results.length < maxItems; page++) {
-    query.set("page", String(page));
+  for (let page = 1; ; page++) {
+    if (page > 1) query.set("page", String(page));
     const answer = await callCloudflare<Record<string, unknown>[]>(
       emulator.cloudflare,
       "GET",
-      `/zones/${String(inputs.zoneId)}/dns_records?${query}`,
+      `/zones/${String(inputs.zoneId)}/dns_records${query.size > 0 ? `?${query}` : ""}`,
     );
     const records = answer.reply?.result;
     if (!answer.ok || !answer.reply?.success || !records)
       throw new Error(`Cloudflare GET dns_records ${answer.status}: ${failure(answer)}`);
     if (records.length === 0) break;
     results.push(...records.map(camelCaseRecord));
+    if (results.length >= maxItems) break;
   }
   return { ...inputs, results: results.slice(0, maxItems) };
 }

@@ -31,7 +31,7 @@ export function listRecords({ store, zone }: RecordContext, query: URLSearchPara
     sorted,
     readPageRequest(query, { defaultPerPage: 100, minPerPage: 5, maxPerPage: 5_000_000 }),
   );
-  return success(page.items.map(recordJson), page.info);
+  return { ...success(page.items.map(recordJson), page.info), effect: { listed: page.items.length } };
 }
 
 export function createRecord({ store, config, zone }: RecordContext, json: unknown): ServiceResponse {

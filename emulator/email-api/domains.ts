@@ -39,7 +39,8 @@ function findDomain({ store, server, params }: ServerActionRequest): DomainRecor
 }
 
 export function listDomains({ store, server }: ServerActionRequest): ActionResult {
-  return { data: serverDomains(store, server).map(domainJson) };
+  const domains = serverDomains(store, server);
+  return { data: domains.map(domainJson), effect: { listed: domains.length } };
 }
 
 /**

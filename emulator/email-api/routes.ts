@@ -95,7 +95,8 @@ function validateRoute(
 const naturalKey = (route: RouteRecord, domain: DomainRecord) => `${route.name}@${domain.name}`;
 
 export function listRoutes({ store, server }: ServerActionRequest): ActionResult {
-  return { data: serverRoutes(store, server).map(routeJson) };
+  const routes = serverRoutes(store, server);
+  return { data: routes.map(routeJson), effect: { listed: routes.length } };
 }
 
 export function createRoute(request: ServerActionRequest): ActionResult {

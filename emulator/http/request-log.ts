@@ -5,6 +5,8 @@ export interface RequestEffect {
   created?: { kind: string; id: number | string; name: string };
   deleted?: { kind: string; id: number | string };
   updated?: { kind: string; id: number | string };
+  /** Objects a list answered with (what a list costs beyond the request). */
+  listed?: number;
 }
 
 export interface RequestLogEntry {

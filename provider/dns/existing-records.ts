@@ -51,6 +51,11 @@ export interface ExistingRecord {
   /** As Cloudflare stores it: TXT quoted. */
   content: string;
   priority?: number;
+  /**
+   * Proxied through Cloudflare: DNS then answers with Cloudflare's own addresses, not its content
+   * (absent: not proxied).
+   */
+  proxied?: boolean;
   comment: string | null;
 }
 

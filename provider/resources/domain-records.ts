@@ -80,6 +80,10 @@ export function zonePreflight(
   }
   const survey = new ZoneSurvey(settings.provider, parent);
   const publisher = thisStack();
+  // Counted before any question about the zone is asked, so that the zone is read once for all.
+  pulumi
+    .all([settings.zoneId, options.domainName])
+    .apply(([zoneId, domainName]) => survey.register(zoneId, domainName));
   // An adopted domain that exists publishes nothing (the service gave its records to whoever made
   // it): what the zone holds is no reason to stop. Its records, if the service answers any, are
   // each checked once known (recordDeclarer).

@@ -1,35 +1,34 @@
-import * as cloudflare from "@pulumi/cloudflare";
+import type * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { Claim, claimFor, ExistingRecord, PlannedRecord, Publisher } from "../dns/existing-records";
 import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
+import { ZoneReads, zoneReadsFor } from "./zone-reads";
 import type { ExistingRecordPolicies } from "./existing-record-policies";
 
 /**
- * What a zone holds at the names a `Domain` publishes to, read through the Cloudflare provider's
- * own `getDnsRecords` (so with the provider, token and base URL the records are published with):
- * one read per name and program run, shared by every question about that name.
+ * What a zone holds at the names one `Domain` publishes to, and the checks made with it. The reads
+ * are the program run's, shared by every `Domain` on the zone (zone-reads.ts).
  */
 export class ZoneSurvey {
-  private readonly reads = new Map<string, Promise<ExistingRecord[]>>();
+  private readonly reads: ZoneReads;
 
   constructor(
-    private readonly provider: cloudflare.Provider | undefined,
+    provider: cloudflare.Provider | undefined,
     private readonly parent: pulumi.Resource,
-  ) {}
+  ) {
+    this.reads = zoneReadsFor(provider, parent);
+  }
+
+  /** Counts the domain `name` among the run's domains on `zoneId` (before the zone is read). */
+  register(zoneId: string, name: string): void {
+    this.reads.register(zoneId, name);
+  }
 
   /** The zone's records named `name` (any type). */
   recordsAt(zoneId: string, name: string): Promise<ExistingRecord[]> {
-    const key = `${zoneId}/${name}`;
-    let read = this.reads.get(key);
-    if (!read) {
-      read = cloudflare
-        .getDnsRecords({ zoneId, name: { exact: name } }, { provider: this.provider, parent: this.parent })
-        .then((found) => (found.results ?? []).map(existingRecord));
-      this.reads.set(key, read);
-    }
-    return read;
+    return this.reads.recordsAt(zoneId, name);
   }
 
   /**
@@ -43,7 +42,12 @@ export class ZoneSurvey {
     policies: ExistingRecordPolicies,
     publisher: Publisher,
   ): Promise<Claim> {
-    const zone = await this.recordsAt(zoneId, planned.name);
+    let zone: ExistingRecord[];
+    try {
+      zone = await this.recordsAt(zoneId, planned.name);
+    } catch (error) {
+      throw new pulumi.ResourceError(`Domain ${component}: ${(error as Error).message}`, this.parent);
+    }
     const claim = claimFor(planned, zone, policies.of(planned.purpose), publisher);
     if (claim.action === "refuse")
       throw new pulumi.ResourceError(`Domain ${component}: ${claim.problem}`, this.parent);
@@ -90,18 +94,4 @@ export class ZoneSurvey {
     }
     if (warning) pulumi.log.warn(`${component}: ${warning}`, this.parent);
   }
-}
-
-/** A result of `getDnsRecords` as the rules read records. */
-function existingRecord(result: cloudflare.types.output.GetDnsRecordsResult): ExistingRecord {
-  return {
-    id: result.id,
-    name: result.name.toLowerCase(),
-    type: result.type.toUpperCase(),
-    content: result.content ?? "",
-    ...(result.type.toUpperCase() === "MX" && typeof result.priority === "number"
-      ? { priority: result.priority }
-      : {}),
-    comment: result.comment || null,
-  };
 }

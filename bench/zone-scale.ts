@@ -1,0 +1,254 @@
+/**
+ * N domains in one Cloudflare zone, each as `examples/basic` makes it (records, verification, two
+ * routes), run through the test kit against the emulator as the engine runs each command: the
+ * requests each command sends, counted from the emulator's request log, beside the ideal.
+ *
+ * - `preview`: the program once, in preview (nothing exists yet).
+ * - `up`: its preview, then the update (the program again, providers executed).
+ * - `up, no change`: both runs of the program again once the stack exists: every resource is
+ *   answered with what the update recorded, as the engine answers a resource whose diff is empty;
+ *   only the program's own reads (the zone) are sent.
+ * - `refresh`: every dynamic resource's `read` as the provider host runs it (the engine sends all
+ *   reads at once; with `--parallel 1`, one at a time), and the Cloudflare provider's read of each
+ *   `cloudflare.DnsRecord` (a GET by id; not this package's code, counted apart).
+ * - `destroy`: `destroyRun`, dependents first.
+ */
+import { Domain, Route } from "../provider";
+import type { Emulator, RequestLogEntry } from "../emulator";
+import {
+  destroyRun,
+  DNS_RECORD_TYPE,
+  DYNAMIC_TYPE_PREFIX,
+  ProgramRun,
+  Registration,
+  runProgram,
+  RunOptions,
+} from "../testing";
+import { loadProvider, nodeRealm, runConfig } from "../testing/node-realm";
+
+/** What one command sent. */
+export interface CommandCounts {
+  command: string;
+  /** Requests to the Cloudflare stand-in's record lists (each page one request), per program run. */
+  cloudflareReads: number[];
+  /** The fewest list requests that answer every question of one program run (see `idealZoneReads`). */
+  idealCloudflareReads: number;
+  /** Other Cloudflare requests: record writes and reads by id. */
+  cloudflareOther: number;
+  /** Of those, reads by id the Cloudflare provider sends for its own records (refresh). */
+  cloudflareProviderReads: number;
+  /** `domains/list` and `routes/list` requests, and the objects they answered with. */
+  serviceLists: number;
+  serviceListed: number;
+  serviceOther: number;
+}
+
+export interface ZoneScaleOptions {
+  domains: number;
+  /** Records the zone holds before the run that are no stack's (A records under `other-`). @default 0 */
+  otherRecords?: number;
+  /** Commands to run after `up` (each needs the stack `up` made). @default all */
+  commands?: ("noChange" | "refresh" | "destroy")[];
+}
+
+export interface ZoneScaleResult {
+  domains: number;
+  otherRecords: number;
+  commands: CommandCounts[];
+  errors: string[];
+}
+
+const RECORDS_PER_PAGE = 100;
+
+/**
+ * The fewest requests the Cloudflare provider's pager needs to answer what a run asks about a zone
+ * of `zoneRecords` records holding `domains` domains of the run: the whole zone (its pages and the
+ * empty page that ends a read), or each domain alone (its page and the empty one).
+ */
+export function idealZoneReads(zoneRecords: number, domains: number): number {
+  return Math.min(Math.ceil(zoneRecords / RECORDS_PER_PAGE) + 1, 2 * domains);
+}
+
+export async function measureZoneScale(
+  emulator: Emulator,
+  options: ZoneScaleOptions,
+): Promise<ZoneScaleResult> {
+  const n = options.domains;
+  const otherRecords = options.otherRecords ?? 0;
+  const zone = emulator.cloudflare.zones[0];
+  await seedOtherRecords(emulator, otherRecords);
+  const program = basicPrograms(emulator, n);
+  const base: RunOptions = { mode: "preview", emulator, timeoutMs: 30 * 60_000 };
+  const commands: CommandCounts[] = [];
+  const errors: string[] = [];
+  const zoneSize = () => emulator.state.cloudflare.records.filter((r) => r.zoneId === zone.id).length;
+  const note = (label: string, run: { errors: { message: string }[] }) =>
+    errors.push(...run.errors.map((error) => `${label}: ${error.message}`));
+
+  emulator.requests.clear();
+  let ideal = idealZoneReads(zoneSize(), n);
+  let runs = [mark(emulator)];
+  note("preview", await runProgram(program, base));
+  commands.push(counts(emulator, "preview", runs, ideal));
+
+  runs = [mark(emulator)];
+  note("up (preview)", await runProgram(program, base));
+  runs.push(mark(emulator));
+  const up = await runProgram(program, { ...base, mode: "live" });
+  note("up", up);
+  commands.push(counts(emulator, "up", runs, ideal));
+
+  const wanted = options.commands ?? ["noChange", "refresh", "destroy"];
+  if (wanted.includes("noChange")) {
+    ideal = idealZoneReads(zoneSize(), n);
+    const same = { ...base, hooks: { newResource: answerFrom(up) } };
+    runs = [mark(emulator)];
+    note("no-change preview", await runProgram(program, same));
+    runs.push(mark(emulator));
+    note("no-change update", await runProgram(program, { ...same, mode: "live" }));
+    commands.push(counts(emulator, "up, no change", runs, ideal));
+  }
+  if (wanted.includes("refresh")) {
+    for (const [label, atOnce] of [
+      ["refresh", true],
+      ["refresh, one at a time", false],
+    ] as const) {
+      runs = [mark(emulator)];
+      errors.push(...(await refresh(up, base, atOnce)));
+      commands.push(counts(emulator, label, runs, 0));
+    }
+  }
+  if (wanted.includes("destroy")) {
+    runs = [mark(emulator)];
+    const destroyed = await destroyRun(up, { ...base, mode: "live" });
+    errors.push(...destroyed.errors.map((error) => `destroy: ${error.subject}: ${error.message}`));
+    commands.push(counts(emulator, "destroy", runs, 0));
+  }
+  return { domains: n, otherRecords, commands, errors };
+}
+
+/** `n` domains as examples/basic declares one, on the emulator's first zone. */
+function basicPrograms(emulator: Emulator, n: number) {
+  const zoneId = emulator.cloudflare.zones[0].id;
+  const zoneName = emulator.cloudflare.zones[0].name;
+  const [support, archive] = emulator.state.endpoints;
+  return () => {
+    const verified: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) {
+      const domain = new Domain(`mail-${i}`, {
+        name: `mail-${i}.${zoneName}`,
+        cloudflare: { zoneId },
+        verification: { timeoutSeconds: 600, pollIntervalSeconds: 1 },
+      });
+      new Route(`support-${i}`, {
+        name: "support",
+        domainId: domain.domainId,
+        endpointId: support.id,
+        mode: "Endpoint",
+        spamMode: "Quarantine",
+      });
+      new Route(`catch-all-${i}`, {
+        name: "*",
+        domainId: domain.domainId,
+        endpointId: archive.id,
+        mode: "Hold",
+      });
+      verified[`verified-${i}`] = domain.verified;
+    }
+    return verified;
+  };
+}
+
+/** Answers each registration with what the update recorded for it, as for a resource with no diff. */
+function answerFrom(up: ProgramRun<string>) {
+  const recorded = new Map(up.registrations.map((r) => [`${r.type}::${r.name}`, r]));
+  return (_args: unknown, registration: Registration) => {
+    const made = recorded.get(`${registration.type}::${registration.name}`);
+    return made?.id === undefined ? undefined : { id: made.id, state: made.state ?? {} };
+  };
+}
+
+/** Every dynamic resource's read, as the provider host runs a refresh; each DnsRecord read by id. */
+async function refresh(up: ProgramRun<string>, options: RunOptions, atOnce: boolean): Promise<string[]> {
+  const config = runConfig({ ...options, mode: "live" });
+  const providers = new Map<string, ReturnType<typeof loadProvider>>();
+  const reads: (() => Promise<unknown>)[] = [];
+  for (const registration of up.registrations) {
+    if (registration.status !== "created" || !registration.id) continue;
+    if (registration.type.startsWith(DYNAMIC_TYPE_PREFIX) && registration.serializedProvider) {
+      const text = registration.serializedProvider;
+      if (!providers.has(text))
+        providers.set(text, loadProvider(text, config, options.project, up.projectDir));
+      const state = nodeRealm.JSON.parse(JSON.stringify({ ...registration.state, __provider: text }));
+      reads.push(async () => (await providers.get(text)!).read?.(registration.id!, state));
+    } else if (registration.type === DNS_RECORD_TYPE) {
+      const { url, apiToken } = options.emulator!.cloudflare;
+      const path = `/zones/${String(registration.inputs.zoneId)}/dns_records/${registration.id}`;
+      reads.push(() => fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${apiToken}` } }));
+    }
+  }
+  const errors: string[] = [];
+  const safely = (read: () => Promise<unknown>) =>
+    read().catch((error: unknown) => errors.push(`refresh: ${(error as Error).message}`));
+  if (atOnce) await Promise.all(reads.map(safely));
+  else for (const read of reads) await safely(read);
+  return errors;
+}
+
+/** Where the request log stood when a program run began. */
+function mark(emulator: Emulator): number {
+  return emulator.requests.all().length;
+}
+
+function counts(emulator: Emulator, command: string, runStarts: number[], ideal: number): CommandCounts {
+  const log = emulator.requests.all();
+  const entries = log.slice(runStarts[0]);
+  const isRead = (entry: RequestLogEntry) => entry.endpoint === "cloudflare:dns_records.list";
+  const cloudflareReads = runStarts.map(
+    (start, i) => log.slice(start, runStarts[i + 1] ?? log.length).filter(isRead).length,
+  );
+  const cloudflare = entries.filter((entry) => entry.service === "cloudflare");
+  const lists = entries.filter(
+    (entry) => entry.endpoint === "domains/list" || entry.endpoint === "routes/list",
+  );
+  return {
+    command,
+    cloudflareReads,
+    idealCloudflareReads: ideal,
+    cloudflareOther: cloudflare.filter((entry) => !isRead(entry)).length,
+    cloudflareProviderReads: cloudflare.filter((entry) => entry.endpoint === "cloudflare:dns_records.get")
+      .length,
+    serviceLists: lists.length,
+    serviceListed: lists.reduce((sum, entry) => sum + (entry.effect?.listed ?? 0), 0),
+    serviceOther: entries.filter((entry) => entry.service !== "cloudflare").length - lists.length,
+  };
+}
+
+/** `count` A records no stack made, posted 16 at a time through the stand-in's API. */
+async function seedOtherRecords(emulator: Emulator, count: number): Promise<void> {
+  const zone = emulator.cloudflare.zones[0];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const response = await fetch(`${emulator.cloudflare.url}/zones/${zone.id}/dns_records`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${emulator.cloudflare.apiToken}`,
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify({
+          type: "A",
+          name: `other-${i}.${zone.name}`,
+          content: `192.0.2.${i % 250}`,
+          ttl: 300,
+          proxied: false,
+        }),
+      });
+      if (!response.ok)
+        throw new Error(`seeding record ${i}: HTTP ${response.status} ${await response.text()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  emulator.requests.clear();
+}

@@ -1,0 +1,192 @@
+import * as cloudflare from "@pulumi/cloudflare";
+import * as pulumi from "@pulumi/pulumi";
+import type { ExistingRecord } from "../dns/existing-records";
+
+/**
+ * What a program run asks of its Cloudflare zones, answered from as few reads as the zones' pages
+ * allow. Every `Domain` of a run registers its name on its zone; the first question about a zone
+ * (after the registrations of that turn of the event loop are in) reads it, and every later
+ * question of the run — the names known up front, the DKIM names learned once the service answers,
+ * the checks of each declared record — is answered from what was read, never by another read.
+ *
+ * How a zone is read, through the Cloudflare provider's own `getDnsRecords` (so with the token and
+ * base URL the records are published with), which reads 100 records a page and stops at an empty
+ * page or at `maxItems` (see the kit's `testing/cloudflare-mocks.ts` for the citation):
+ *
+ * 1. **The whole zone**, when that costs no more pages than reading each of the run's domains
+ *    alone would (two pages a domain: its records, then the empty page that ends the read). It is
+ *    asked for with `maxItems` at exactly that many records: a shorter answer is the whole zone.
+ * 2. Otherwise (the answer filled `maxItems`: the zone is larger), **each domain alone**, by name
+ *    suffix (`name.endswith`), which covers the domain, `_dmarc.`, the return path and every
+ *    `._domainkey.` name; asked with one page's worth of `maxItems`.
+ * 3. A domain with a page or more of records under it (a zone's apex), and a name under no domain
+ *    of the run, **by exact name**. A name with `maxItems` records or more is a failure naming the
+ *    zone: an answer cut there would read as "nothing else here".
+ *
+ * So a zone of R records holding D domains of the run costs min(⌈R/100⌉ + 1, 2D) requests when the
+ * whole zone fits that budget, and at most 4D when it does not (the cut read, then 2D): one domain
+ * in a zone of any size costs 4 at most. A read whose answer may be incomplete is never an empty
+ * answer.
+ */
+
+/** Records per page of Cloudflare's list API when `per_page` is not given (the provider gives none). */
+export const RECORDS_PER_PAGE = 100;
+/** Pages one domain's own read costs: its page of records, and the empty page that ends the read. */
+const PAGES_PER_DOMAIN = 2;
+/** `getDnsRecords`' `maxItems` when not given, and this module's bound for a read of one name. */
+export const NAME_READ_LIMIT = 1000;
+
+/** The provider's function token: the default provider is found by it, as the engine finds it. */
+const GET_DNS_RECORDS = "cloudflare:index/getDnsRecords:getDnsRecords";
+
+type ReadRecords = (
+  args: cloudflare.GetDnsRecordsArgs,
+  provider: pulumi.ProviderResource | undefined,
+) => Promise<cloudflare.GetDnsRecordsResult>;
+
+/** What a read of one zone has found so far. */
+interface ZoneState {
+  /** Domains of the run on this zone (lowercase, without a final dot). */
+  domains: Set<string>;
+  /** The whole zone, or undefined when it holds more records than reading it whole was worth. */
+  whole?: Promise<ExistingRecord[] | undefined>;
+  /** Per domain: its records and those under it, or undefined when a page or more. */
+  byDomain: Map<string, Promise<ExistingRecord[] | undefined>>;
+  byName: Map<string, Promise<ExistingRecord[]>>;
+}
+
+/** The zone reads of one program run through one Cloudflare provider (or the default one). */
+export class ZoneReads {
+  private readonly zones = new Map<string, ZoneState>();
+
+  constructor(
+    private readonly provider: pulumi.ProviderResource | undefined,
+    private readonly read: ReadRecords = readThroughProvider,
+  ) {}
+
+  /** Counts `domain` among the run's domains on `zoneId`, before that zone is read. */
+  register(zoneId: string, domain: string): void {
+    this.zone(zoneId).domains.add(normalName(domain));
+  }
+
+  /** The zone's records named `name` (any type), from the run's reads of that zone. */
+  async recordsAt(zoneId: string, name: string): Promise<ExistingRecord[]> {
+    const wanted = normalName(name);
+    const zone = this.zone(zoneId);
+    // One turn of the event loop, so that every Domain of this turn has registered.
+    zone.whole ??= nextTurn().then(() => this.readWhole(zoneId, Math.max(zone.domains.size, 1)));
+    const whole = await zone.whole;
+    if (whole) return named(whole, wanted);
+    const domain = coveringDomain(zone.domains, wanted);
+    if (domain !== undefined) {
+      let under = zone.byDomain.get(domain);
+      if (!under) zone.byDomain.set(domain, (under = this.readDomain(zoneId, domain)));
+      const records = await under;
+      if (records) return named(records, wanted);
+    }
+    let exact = zone.byName.get(wanted);
+    if (!exact) zone.byName.set(wanted, (exact = this.readName(zoneId, wanted)));
+    return exact;
+  }
+
+  private zone(zoneId: string): ZoneState {
+    let zone = this.zones.get(zoneId);
+    if (!zone)
+      this.zones.set(zoneId, (zone = { domains: new Set(), byDomain: new Map(), byName: new Map() }));
+    return zone;
+  }
+
+  private async readWhole(zoneId: string, domains: number): Promise<ExistingRecord[] | undefined> {
+    const maxItems = domains * PAGES_PER_DOMAIN * RECORDS_PER_PAGE;
+    const found = await this.read({ zoneId, maxItems }, this.provider);
+    const results = found.results ?? [];
+    return results.length < maxItems ? results.map(existingRecord) : undefined;
+  }
+
+  private async readDomain(zoneId: string, domain: string): Promise<ExistingRecord[] | undefined> {
+    const maxItems = RECORDS_PER_PAGE;
+    const found = await this.read({ zoneId, name: { endswith: domain }, maxItems }, this.provider);
+    const results = found.results ?? [];
+    return results.length < maxItems ? results.map(existingRecord) : undefined;
+  }
+
+  private async readName(zoneId: string, name: string): Promise<ExistingRecord[]> {
+    const maxItems = NAME_READ_LIMIT;
+    const found = await this.read({ zoneId, name: { exact: name }, maxItems }, this.provider);
+    const results = found.results ?? [];
+    if (results.length >= maxItems) {
+      throw new Error(
+        `zone ${zoneId} has ${maxItems} or more records named ${name}: a read of them may be incomplete, ` +
+          "and what it left out could be a record in the way. Remove the surplus records at that name.",
+      );
+    }
+    return results.map(existingRecord);
+  }
+}
+
+/**
+ * The zone reads of this program run through `provider` (the Domain's `cloudflare.provider`, else
+ * the one its parents give, else the default). One run is one Pulumi monitor: under the test kit
+ * each run of a program gets its own mocks, so nothing read in one run answers another.
+ */
+export function zoneReadsFor(
+  provider: pulumi.ProviderResource | undefined,
+  parent: pulumi.Resource,
+): ZoneReads {
+  const resolved = provider ?? parent.getProvider(GET_DNS_RECORDS);
+  const run = pulumi.runtime.getMonitor() ?? NO_MONITOR;
+  let byProvider = runs.get(run);
+  if (!byProvider) runs.set(run, (byProvider = new Map()));
+  let reads = byProvider.get(resolved);
+  if (!reads) byProvider.set(resolved, (reads = new ZoneReads(resolved)));
+  return reads;
+}
+
+const NO_MONITOR = {};
+const runs = new WeakMap<object, Map<pulumi.ProviderResource | undefined, ZoneReads>>();
+
+function readThroughProvider(
+  args: cloudflare.GetDnsRecordsArgs,
+  provider: pulumi.ProviderResource | undefined,
+): Promise<cloudflare.GetDnsRecordsResult> {
+  return cloudflare.getDnsRecords(args, { provider });
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function normalName(name: string): string {
+  return name.toLowerCase().replace(/\.$/, "");
+}
+
+function named(records: readonly ExistingRecord[], name: string): ExistingRecord[] {
+  return records.filter((record) => normalName(record.name) === name);
+}
+
+/** The longest of `domains` that `name` is or is under, if any. */
+export function coveringDomain(domains: ReadonlySet<string>, name: string): string | undefined {
+  let best: string | undefined;
+  for (const domain of domains) {
+    if (
+      (name === domain || name.endsWith(`.${domain}`)) &&
+      (best === undefined || domain.length > best.length)
+    )
+      best = domain;
+  }
+  return best;
+}
+
+/** A result of `getDnsRecords` as the rules read records. */
+export function existingRecord(result: cloudflare.types.output.GetDnsRecordsResult): ExistingRecord {
+  const type = result.type.toUpperCase();
+  return {
+    id: result.id,
+    name: result.name.toLowerCase(),
+    type,
+    content: result.content ?? "",
+    ...(type === "MX" && typeof result.priority === "number" ? { priority: result.priority } : {}),
+    proxied: result.proxied === true,
+    comment: result.comment || null,
+  };
+}

@@ -1,0 +1,63 @@
+import { startEmulator } from "../../emulator";
+import { CommandCounts, idealZoneReads, measureZoneScale, ZoneScaleResult } from "../../bench/zone-scale";
+
+/**
+ * Many domains in one zone (bench/zone-scale.ts), at sizes a test can afford: what each command
+ * sends, counted from the emulator's request log, never timed. `npm run bench` runs the same
+ * scenario at N = 1 to 1,000.
+ */
+
+async function scenario(domains: number, otherRecords = 0): Promise<ZoneScaleResult> {
+  const emulator = await startEmulator({ dns: { dkimKeyBits: 1024 } });
+  try {
+    return await measureZoneScale(emulator, { domains, otherRecords });
+  } finally {
+    await emulator.stop();
+  }
+}
+
+const command = (result: ZoneScaleResult, name: string): CommandCounts =>
+  result.commands.find((counts) => counts.command === name)!;
+
+describe("bench: 20 domains in one zone", () => {
+  let result: ZoneScaleResult;
+  beforeAll(async () => {
+    result = await scenario(20);
+  });
+
+  it("runs every command without an error", () => {
+    expect(result.errors).toEqual([]);
+  });
+
+  it("reads the zone once per program run, at the ideal for its size", () => {
+    // Before the update: nothing in the zone (one empty page); after: 100 records, 2 pages and the empty one.
+    expect(command(result, "preview").cloudflareReads).toEqual([1]);
+    expect(command(result, "up").cloudflareReads).toEqual([1, 1]);
+    expect(command(result, "up, no change")).toMatchObject({
+      cloudflareReads: [2, 2],
+      idealCloudflareReads: idealZoneReads(100, 20),
+      cloudflareOther: 0,
+    });
+  });
+
+  it("writes each record once and reads nothing else of Cloudflare in this package's code", () => {
+    expect(command(result, "up").cloudflareOther).toBe(20 * 5);
+    expect(command(result, "destroy").cloudflareOther).toBe(20 * 5);
+    // A refresh reads each cloudflare.DnsRecord by id: the Cloudflare provider's own cost.
+    const refresh = command(result, "refresh");
+    expect(refresh.cloudflareOther).toBe(refresh.cloudflareProviderReads);
+    expect(refresh.cloudflareReads).toEqual([0]);
+  });
+});
+
+describe("bench: one domain in a zone of 2,000 records that are no stack's", () => {
+  it("costs at most 4 reads per program run, whatever the zone's size", async () => {
+    const result = await scenario(1, 2000);
+    expect(result.errors).toEqual([]);
+    for (const name of ["preview", "up", "up, no change"]) {
+      for (const reads of command(result, name).cloudflareReads) expect(reads).toBeLessThanOrEqual(4);
+    }
+    // The whole zone would take 21 requests; the domain alone takes 2.
+    expect(command(result, "up, no change").idealCloudflareReads).toBe(2);
+  });
+});
