@@ -30,6 +30,8 @@ export interface CloudflareApiSettings {
 export interface DnsRecordsApi {
   /** Every record named `name` (exact, case-insensitive), of `type` when given, all pages. */
   list(zoneId: string, filter: { name: string; type?: string }): Promise<ZoneRecord[]>;
+  /** Every record of the zone, all pages (5,000 a page: a zone of 5,000 records is one request). */
+  listZone(zoneId: string): Promise<ZoneRecord[]>;
   /** The record, or undefined when Cloudflare says it does not exist. */
   get(zoneId: string, id: string): Promise<ZoneRecord | undefined>;
   create(zoneId: string, body: ZoneRecordBody): Promise<ZoneRecord>;
@@ -60,7 +62,14 @@ type Answer =
   | { kind: "answered"; status: number; envelope: Envelope | undefined; retryAfterMs?: number }
   | { kind: "lost"; reason: string };
 
-const PER_PAGE = 100;
+/** Records a page when listing one name: a name rarely holds more than a few. */
+const NAME_PER_PAGE = 100;
+/**
+ * Records a page when listing a whole zone. Cloudflare's API takes up to 5,000,000 (its OpenAPI
+ * schema); the pages are counted from what it answers, so a smaller cap on its side costs pages,
+ * never records.
+ */
+const ZONE_PER_PAGE = 5000;
 const MAX_PAGES = 100;
 
 /** A client for one base URL and token. Build it inside provider methods (nothing module-level). */
@@ -161,29 +170,41 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
 
   const records = (zoneId: string) => `zones/${encodeURIComponent(zoneId)}/dns_records`;
 
+  /**
+   * Every page of a list, as many as `result_info.total_pages` says (at the page size Cloudflare
+   * answered with), or until a page comes back empty.
+   */
+  async function listPages(zoneId: string, filter: Record<string, string>, perPage: number, what: string) {
+    const found: ZoneRecord[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const query = new URLSearchParams({ ...filter, per_page: String(perPage), page: String(page) });
+      const answer = await idempotent(what, "GET", `${records(zoneId)}?${query}`);
+      const envelope = succeeded(answer);
+      if (!envelope || !Array.isArray(envelope.result)) throw failure(what, answer);
+      const result = envelope.result as unknown[];
+      found.push(...result.map(zoneRecord));
+      const totalPages = envelope.result_info?.total_pages;
+      if (result.length === 0 || (totalPages !== undefined && page >= totalPages)) return found;
+    }
+    throw failure(what, { kind: "lost", reason: `more than ${MAX_PAGES} pages` });
+  }
+
   const api: DnsRecordsApi = {
-    async list(zoneId, filter) {
-      const found: ZoneRecord[] = [];
-      for (let page = 1; page <= MAX_PAGES; page++) {
-        const query = new URLSearchParams({
-          "name.exact": filter.name,
-          per_page: String(PER_PAGE),
-          page: String(page),
-        });
-        if (filter.type) query.set("type", filter.type);
-        const what = `list of ${filter.type ?? "all"} records named ${filter.name}`;
-        const answer = await idempotent(what, "GET", `${records(zoneId)}?${query}`);
-        const envelope = succeeded(answer);
-        if (!envelope || !Array.isArray(envelope.result)) throw failure(what, answer);
-        const result = envelope.result as unknown[];
-        found.push(...result.map(zoneRecord));
-        const totalPages = envelope.result_info?.total_pages;
-        if (result.length === 0 || (totalPages !== undefined && page >= totalPages)) return found;
-      }
-      throw failure(`list of records named ${filter.name}`, {
-        kind: "lost",
-        reason: `more than ${MAX_PAGES} pages`,
-      });
+    list(zoneId, filter) {
+      const query: Record<string, string> = {
+        "name.exact": filter.name,
+        ...(filter.type ? { type: filter.type } : {}),
+      };
+      return listPages(
+        zoneId,
+        query,
+        NAME_PER_PAGE,
+        `list of ${filter.type ?? "all"} records named ${filter.name}`,
+      );
+    },
+
+    listZone(zoneId) {
+      return listPages(zoneId, {}, ZONE_PER_PAGE, `list of the records of zone ${zoneId}`);
     },
 
     async get(zoneId, id) {

@@ -1,5 +1,6 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dnsRecordsApi, DnsRecordsApi } from "../cloudflare/dns-records";
+import { freshRecordsAt } from "../cloudflare/fresh-zone-reads";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import {
   claimFor,
@@ -68,7 +69,8 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
 
   async create(inputs: ClaimedRecordProps): Promise<dynamic.CreateResult<ClaimedRecordOutputs>> {
     const api = cloudflareApi();
-    const zone = await api.list(inputs.zoneId, { name: inputs.name });
+    // The zone as it is now, read for this create (and every create that starts with it).
+    const zone = await freshRecordsAt(api, cloudflareAccount(), inputs.zoneId, inputs.name);
     const [project, stack] = splitOwner(inputs.owner);
     const claim = claimFor(inputs, zone, inputs.policy, { project, stack });
     const inputsOnly = withoutStoredProvider(inputs);
@@ -229,8 +231,12 @@ async function takeOver(
   }
 }
 
+function cloudflareAccount(): { baseUrl: string; apiToken: string } {
+  return { baseUrl: cloudflareSetting("baseUrl"), apiToken: cloudflareSetting("apiToken") };
+}
+
 function cloudflareApi(): DnsRecordsApi {
-  return dnsRecordsApi({ baseUrl: cloudflareSetting("baseUrl"), apiToken: cloudflareSetting("apiToken") });
+  return dnsRecordsApi(cloudflareAccount());
 }
 
 function splitOwner(owner: string): [string, string] {

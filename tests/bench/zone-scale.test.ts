@@ -45,7 +45,7 @@ describe("bench: 20 domains in one zone", () => {
     expect(command(result, "destroy").cloudflareOther).toBe(20 * 5);
     // A refresh reads each cloudflare.DnsRecord by id: the Cloudflare provider's own cost.
     const refresh = command(result, "refresh");
-    expect(refresh.cloudflareOther).toBe(refresh.cloudflareProviderReads);
+    expect(refresh.cloudflareOther).toBe(refresh.cloudflareReadsById);
     expect(refresh.cloudflareReads).toEqual([0]);
   });
 });

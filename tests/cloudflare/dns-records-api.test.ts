@@ -91,6 +91,20 @@ describe("Cloudflare DNS-records API client", () => {
     expect(new Set(listed.map((record) => record.content)).size).toBe(105);
   });
 
+  it("reads a whole zone 5,000 records a request, every record of it", async () => {
+    const at = name();
+    for (let i = 0; i < 101; i++) {
+      await api.create(zoneId, { name: at, type: "TXT", content: `"whole ${i}"`, ttl: 300, proxied: false });
+    }
+    emulator().requests.clear();
+    const zone = await api.listZone(zoneId);
+    const held = emulator().state.cloudflare.records.filter((record) => record.zoneId === zoneId);
+    expect(held.length).toBeGreaterThan(100);
+    expect(zone.map((record) => record.id).sort()).toEqual(held.map((record) => record.id).sort());
+    // More than Cloudflare's default page of 100, in one request.
+    expect(cloudflareRequests("dns_records.list")).toHaveLength(1);
+  });
+
   it("makes a record once when the answer to its create is lost after Cloudflare made it", async () => {
     const at = name();
     emulator().faults.set([{ endpoints: "cloudflare:dns_records.create", commitThenDropRate: 1, times: 1 }]);
