@@ -20,9 +20,9 @@ import {
   DNS_RECORD_TYPE,
   DYNAMIC_TYPE_PREFIX,
   ProgramRun,
-  Registration,
   runProgram,
   RunOptions,
+  unchangedFrom,
 } from "../testing";
 import { loadProvider, nodeRealm, runConfig } from "../testing/node-realm";
 
@@ -106,7 +106,7 @@ export async function measureZoneScale(
   const wanted = options.commands ?? ["noChange", "refresh", "destroy"];
   if (wanted.includes("noChange")) {
     ideal = idealZoneReads(zoneSize(), n);
-    const same = { ...base, hooks: { newResource: answerFrom(up) } };
+    const same = { ...base, hooks: { newResource: unchangedFrom(up) } };
     runs = [mark(emulator)];
     note("no-change preview", await runProgram(program, same));
     runs.push(mark(emulator));
@@ -161,15 +161,6 @@ function basicPrograms(emulator: Emulator, n: number, existingRecords: ZoneScale
       verified[`verified-${i}`] = domain.verified;
     }
     return verified;
-  };
-}
-
-/** Answers each registration with what the update recorded for it, as for a resource with no diff. */
-function answerFrom(up: ProgramRun<string>) {
-  const recorded = new Map(up.registrations.map((r) => [`${r.type}::${r.name}`, r]));
-  return (_args: unknown, registration: Registration) => {
-    const made = recorded.get(`${registration.type}::${registration.name}`);
-    return made?.id === undefined ? undefined : { id: made.id, state: made.state ?? {} };
   };
 }
 

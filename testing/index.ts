@@ -7,3 +7,4 @@ export { isRpcSecret, rpcSecret, UNKNOWN } from "./engine-wire";
 export { programFile } from "./program-file";
 export * from "./program-run";
 export { runProgram } from "./run-program";
+export { unchangedFrom } from "./unchanged-from";

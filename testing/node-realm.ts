@@ -31,7 +31,10 @@ export const nodeRealm = requireFromString("module.exports = { JSON, console, pr
 export const providerAtWork = new AsyncLocalStorage<true>();
 
 export interface DynamicProvider {
-  read?(id: string, props: Record<string, unknown>): Promise<{ id?: string; props?: Record<string, unknown> }>;
+  read?(
+    id: string,
+    props: Record<string, unknown>,
+  ): Promise<{ id?: string; props?: Record<string, unknown> }>;
   delete?(id: string, props: Record<string, unknown>): Promise<void>;
   configure?(req: {
     config: { get(key: string): string | undefined; require(key: string): string };

@@ -50,6 +50,15 @@ export function lookup(data: ZoneData, questionName: string, type: string): Look
         : { rcode: "NOERROR", authoritative: true, answers, authorities: [] };
     }
     const here = data.records.filter((record) => record.zoneId === zone.id && record.name === name);
+    const proxied = here.filter((record) => record.proxied);
+    if (proxied.length > 0) {
+      const edge = proxiedAnswer(here, type, ownerName);
+      if (edge) {
+        return edge.length > 0
+          ? { rcode: "NOERROR", authoritative: true, answers: [...answers, ...edge], authorities: [] }
+          : { rcode: "NOERROR", authoritative: true, answers, authorities: [soaRecord(zone, data.records)] };
+      }
+    }
     const cname = here.find((record) => record.type === "CNAME");
     if (cname && type !== "CNAME" && type !== "ANY") {
       answers.push(toResourceRecord(cname, ownerName)!);
@@ -74,6 +83,35 @@ export function lookup(data: ZoneData, questionName: string, type: string): Look
     };
   }
   return { rcode: "NOERROR", authoritative: true, answers, authorities: [] };
+}
+
+/**
+ * Cloudflare's own addresses for proxied names (from its published ranges, 104.16.0.0/13 and
+ * 2606:4700::/32): DNS answers a proxied name with its edge, never with the record's content.
+ */
+export const CLOUDFLARE_EDGE = {
+  A: ["104.16.132.229", "104.16.133.229"],
+  AAAA: ["2606:4700::6810:84e5", "2606:4700::6810:85e5"],
+};
+
+/**
+ * A name with a proxied record, answered as Cloudflare answers it: A and AAAA with its edge
+ * addresses (whatever the origin holds); a proxied CNAME is never shown, and nothing else answers
+ * beside it (empty: no data). Undefined: the question is answered from the stored records (another
+ * type at a proxied A or AAAA name).
+ */
+function proxiedAnswer(here: CloudflareDnsRecord[], type: string, ownerName: string): Answer[] | undefined {
+  if (type === "A" || type === "AAAA") {
+    return CLOUDFLARE_EDGE[type].map((address) => ({
+      name: ownerName,
+      type,
+      ttl: 300,
+      class: "IN" as const,
+      data: address,
+    }));
+  }
+  if (here.some((record) => record.proxied && record.type === "CNAME")) return [];
+  return undefined;
 }
 
 function recordsOfType(

@@ -66,6 +66,8 @@ export interface PlannedRecord {
   type: string;
   /** As Cloudflare stores it (TXT quoted); undefined while unknown (a preview of a new domain). */
   content?: string;
+  /** An MX record's priority, once known. */
+  priority?: number;
 }
 
 /** The stack whose mark counts as "made by this stack". */
@@ -103,12 +105,46 @@ export function claimFor(
   const ownCount = competing.length - foreign.length;
   const describe = (record: ExistingRecord) => describeRecord(record, publisher);
 
+  // A CNAME excludes every other record at its name (RFC 1034 §3.6.2; Cloudflare refuses one
+  // beside it with 81054): no policy can publish there, not even beside it.
+  const cname =
+    planned.type.toUpperCase() !== "CNAME" ? zone.find((record) => cnameAt(planned, record)) : undefined;
+  if (cname) {
+    const hosted =
+      planned.purpose === "dmarc"
+        ? " (a hosted DMARC service's: then leave `dmarc` out of this Domain, since that service publishes the policy)"
+        : "";
+    return {
+      action: "refuse",
+      problem:
+        `the zone has a CNAME at ${planned.name}${hosted}: ${describe(cname)}. A CNAME may have no other record beside it, ` +
+        `so the ${PURPOSE_NAMES[planned.purpose]} cannot be published there under any policy. Remove the CNAME, or publish ` +
+        "this domain's records elsewhere.",
+    };
+  }
+
   if (planned.purpose === "mx") {
     if (foreign.length === 0) return { action: "create" };
     if (policy === "add") {
       if (planned.content === undefined) return { action: "undecided" };
       const same = foreign.find((record) => identical(planned, record));
-      return same ? { action: "adopt", record: same } : { action: "add" };
+      if (same) return { action: "adopt", record: same };
+      // The same mail host at another priority: adopting it would leave the service's priority
+      // unapplied for good, and a second record to the same host is never what is meant.
+      const samehost = foreign.find(
+        (record) => record.type.toUpperCase() === "MX" && sameContent("MX", planned.content!, record.content),
+      );
+      if (samehost) {
+        return {
+          action: "refuse",
+          problem:
+            `the zone already has an MX record at ${planned.name} to the service's mail host at another priority: ` +
+            `${describe(samehost)}; the service's is priority ${planned.priority ?? "(not known yet)"}. \`add\` publishes beside ` +
+            "other providers' records, not a second record to the same host: remove that record (or set its priority to " +
+            "the service's by hand, and it is adopted).",
+        };
+      }
+      return { action: "add" };
     }
     return {
       action: "refuse",
@@ -144,6 +180,17 @@ export function claimFor(
   const [existing] = foreign;
   switch (policy) {
     case "adopt":
+      // Never identical, whatever it holds: DNS answers a proxied name with Cloudflare's addresses.
+      if (existing.proxied) {
+        return {
+          action: "refuse",
+          problem:
+            `the ${what} at ${planned.name} is proxied through Cloudflare: ${describe(existing)}. DNS then answers ` +
+            "with Cloudflare's own addresses, not its content, so the service's check never passes and `adopt` cannot " +
+            'take it over: turn proxying off (it is then adopted if identical), or choose "overwrite" (published ' +
+            "unproxied; restored as it was on destroy).",
+        };
+      }
       if (planned.content === undefined) return { action: "undecided" };
       if (identical(planned, existing)) return { action: "adopt", record: existing };
       return {
@@ -191,8 +238,7 @@ const PURPOSE_NAMES: Record<RecordPurpose, string> = {
 
 /** Whether `record` competes with `planned` for its name. */
 export function competes(planned: PlannedRecord, record: ExistingRecord): boolean {
-  if (record.name.toLowerCase().replace(/\.$/, "") !== planned.name.toLowerCase().replace(/\.$/, ""))
-    return false;
+  if (!sameName(record.name, planned.name)) return false;
   const type = record.type.toUpperCase();
   switch (planned.purpose) {
     case "spf":
@@ -208,10 +254,33 @@ export function competes(planned: PlannedRecord, record: ExistingRecord): boolea
   }
 }
 
-/** Same type and content (TXT compared unquoted, host names without case or a final dot). */
+/**
+ * Same type and content (TXT compared unquoted, host names without case or a final dot), the same
+ * priority for MX, and not proxied: DNS answers a proxied name with Cloudflare's own addresses, so
+ * a proxied record never says what its content says.
+ */
 export function identical(planned: PlannedRecord, record: ExistingRecord): boolean {
-  if (planned.content === undefined || planned.type.toUpperCase() !== record.type.toUpperCase()) return false;
+  if (planned.content === undefined || !sameType(planned, record) || record.proxied) return false;
+  if (
+    planned.type.toUpperCase() === "MX" &&
+    planned.priority !== undefined &&
+    record.priority !== planned.priority
+  )
+    return false;
   return sameContent(record.type, planned.content, record.content);
+}
+
+function sameType(planned: PlannedRecord, record: ExistingRecord): boolean {
+  return planned.type.toUpperCase() === record.type.toUpperCase();
+}
+
+/** A CNAME at `planned`'s name that this stack did not make is in the way of any other type. */
+function cnameAt(planned: PlannedRecord, record: ExistingRecord): boolean {
+  return record.type.toUpperCase() === "CNAME" && sameName(record.name, planned.name);
+}
+
+function sameName(a: string, b: string): boolean {
+  return a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
 }
 
 /**
@@ -263,7 +332,8 @@ export function describeRecord(record: ExistingRecord, publisher: Publisher): st
           : "no comment";
   const priority =
     record.priority !== undefined && record.type.toUpperCase() === "MX" ? ` ${record.priority}` : "";
-  return `${record.type.toUpperCase()}${priority} ${JSON.stringify(content)} (id ${record.id}, ${made})`;
+  const proxied = record.proxied ? ", proxied" : "";
+  return `${record.type.toUpperCase()}${priority} ${JSON.stringify(content)} (id ${record.id}, ${made}${proxied})`;
 }
 
 function a(noun: string): string {

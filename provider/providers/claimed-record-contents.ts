@@ -5,8 +5,8 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ZoneRecord, ZoneRecordBody } from "../cloudflare/zone-record";
 import type { ExistingRecord } from "../dns/existing-records";
-import { missingSpfIncludes, mergeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
-import { lowercaseSpfVersion } from "../dns/spf-record";
+import { mergeSpfIncludes, missingSpfIncludes, removeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
+import { isSpfRecord, lowercaseSpfVersion, sameDomain } from "../dns/spf-record";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import type { ClaimedRecordInputs } from "../inputs";
 
@@ -42,6 +42,8 @@ export interface ClaimedRecordOutputs extends ClaimedRecordInputs {
   added?: string[];
   /** What the record holds, as last written or read (TXT quoted). */
   publishedContent: string;
+  /** True when a refresh found the record proxied (written unproxied again by the next update). */
+  publishedProxied?: boolean;
 }
 
 /** The zone's own copy of a record the claim names (the claim is made from the same list). */
@@ -87,18 +89,36 @@ export function claimed(
   return { id: record.id, outs: { ...outs, recordId: record.id, publishedContent: record.content } };
 }
 
-/** What the record should hold now: the inputs' content, or for a merge the current record with the includes. */
+/**
+ * What the record should hold now: the inputs' content, or for a merge the record as it is with
+ * the service's includes (`remerged`). A merged record that is no longer an SPF record (the user
+ * made it something else) holds nothing of the stack's: what it holds is what it should.
+ */
 export function expectedContent(olds: ClaimedRecordOutputs, news: ClaimedRecordInputs): string {
   if (olds.ownership !== "merged") return news.content;
-  const current = unquoteTxt(olds.publishedContent);
-  return quoteTxt(
-    lowercaseSpfVersion(mergeSpfIncludes(current, serviceSpfIncludes(unquoteTxt(news.content)))),
-  );
+  if (!isSpfRecord(unquoteTxt(olds.publishedContent))) return olds.publishedContent;
+  return quoteTxt(remerged(olds.publishedContent, news.content, olds.added ?? []).content);
 }
 
-/** The includes of the service's record that `current` lacks. */
-export function addedBy(current: string, service: string): string[] {
-  return missingSpfIncludes(unquoteTxt(current), serviceSpfIncludes(unquoteTxt(service)));
+/**
+ * A merged SPF record (`current`, as Cloudflare holds it, an SPF record) brought in line with the
+ * service's record: the includes this stack added (`added`) that the service no longer names are
+ * taken out — only those: an include the user had stays — then the service's includes merged in.
+ * Returns the record unquoted, and what the stack has added to it now.
+ */
+export function remerged(
+  current: string,
+  service: string,
+  added: readonly string[],
+): { content: string; added: string[] } {
+  const includes = serviceSpfIncludes(unquoteTxt(service));
+  const stale = added.filter((domain) => !includes.some((include) => sameDomain(include, domain)));
+  const pruned = removeSpfIncludes(unquoteTxt(current), stale);
+  const kept = added.filter((domain) => !stale.includes(domain));
+  return {
+    content: lowercaseSpfVersion(mergeSpfIncludes(pruned, includes)),
+    added: [...new Set([...kept, ...missingSpfIncludes(pruned, includes)])],
+  };
 }
 
 /** The inputs that would make the record as `outs` hold it. */
@@ -109,6 +129,7 @@ export function inputsOf(outs: ClaimedRecordOutputs): ClaimedRecordInputs {
     original: _original,
     added: _added,
     publishedContent: _p,
+    publishedProxied: _proxied,
     ...inputs
   } = outs;
   return inputs;

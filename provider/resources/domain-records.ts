@@ -60,7 +60,12 @@ export function zonePreflight(
   const ttlError = ttlProblem(settings.ttl ?? 300);
   if (ttlError) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${ttlError}`, parent);
   // An id known as a plain value (stack config) is checked now; an output (a zone's `id`) is Cloudflare's own.
-  const zoneProblem = typeof settings.zoneId === "string" ? zoneIdProblem(settings.zoneId) : undefined;
+  const zoneProblem =
+    settings.zoneId === undefined || settings.zoneId === null
+      ? "is required: the id of the Cloudflare zone that holds the domain (Cloudflare dashboard → the zone → Overview → Zone ID)"
+      : typeof settings.zoneId === "string"
+        ? zoneIdProblem(settings.zoneId)
+        : undefined;
   if (zoneProblem) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.zoneId ${zoneProblem}`, parent);
   let policies: ExistingRecordPolicies;
   try {
@@ -111,7 +116,13 @@ export function zonePreflight(
             ]
           : []),
       ];
-      for (const record of planned) await survey.check(name, zoneId, record, policies, publisher);
+      const before = await survey.publishedBefore(
+        zoneId,
+        domainName,
+        `${RETURN_PATH_PREFIX}.${domainName}`,
+        publisher,
+      );
+      for (const record of planned) await survey.check(name, zoneId, record, policies, publisher, before);
       return [];
     });
   return { survey, policies, ready };

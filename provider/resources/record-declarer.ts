@@ -61,7 +61,13 @@ export function recordDeclarer(
     // Checked against the zone once its name and content are known (at preview for a domain that
     // exists; at up for a new one, whose names the preflight checked as far as they were known).
     const checked = pulumi.all([settings.zoneId, record]).apply(async ([zoneId, known]) => {
-      const planned = { purpose, name: cloudflareName(known), type, content: cloudflareContent(known) };
+      const planned = {
+        purpose,
+        name: cloudflareName(known),
+        type,
+        content: cloudflareContent(known),
+        ...(type === "MX" ? { priority: cloudflarePriority(known) } : {}),
+      };
       await survey.check(name, zoneId, planned as PlannedRecord, policies, publisher);
       return known;
     });

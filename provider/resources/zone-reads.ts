@@ -89,6 +89,22 @@ export class ZoneReads {
     return exact;
   }
 
+  /**
+   * The zone's records at `domain` and under it, when the run's reads cover them (the whole zone,
+   * or the domain alone); undefined when only reads by exact name are worth making.
+   */
+  async recordsUnder(zoneId: string, domain: string): Promise<ExistingRecord[] | undefined> {
+    const wanted = normalName(domain);
+    const zone = this.zone(zoneId);
+    const under = (records: readonly ExistingRecord[]) =>
+      records.filter((record) => coveringDomain(new Set([wanted]), normalName(record.name)) !== undefined);
+    await this.recordsAt(zoneId, wanted); // the zone's read, or this domain's
+    const whole = await zone.whole;
+    if (whole) return under(whole);
+    const own = await zone.byDomain.get(wanted);
+    return own && under(own);
+  }
+
   private zone(zoneId: string): ZoneState {
     let zone = this.zones.get(zoneId);
     if (!zone)

@@ -1,6 +1,7 @@
 import type * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { Claim, claimFor, ExistingRecord, PlannedRecord, Publisher } from "../dns/existing-records";
+import { recordOwner } from "../dns/ownership";
 import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
@@ -32,6 +33,24 @@ export class ZoneSurvey {
   }
 
   /**
+   * Whether this stack has published records for `domain` already (a record with its mark at the
+   * return path, or anywhere under the domain the run's reads cover): the domain is then one the
+   * stack made before, whose records' contents the service gave and the next checks know.
+   */
+  async publishedBefore(
+    zoneId: string,
+    domain: string,
+    returnPath: string,
+    publisher: Publisher,
+  ): Promise<boolean> {
+    const records =
+      (await this.reads.recordsUnder(zoneId, domain)) ?? (await this.recordsAt(zoneId, returnPath));
+    return records.some(
+      (record) => recordOwner(record.comment, publisher.project, publisher.stack).kind === "this-stack",
+    );
+  }
+
+  /**
    * Fails with the component's name and the problem when the zone holds a record at `planned`'s
    * name that the policy does not allow for; what it will do otherwise is logged at preview.
    */
@@ -41,17 +60,23 @@ export class ZoneSurvey {
     planned: PlannedRecord,
     policies: ExistingRecordPolicies,
     publisher: Publisher,
+    /** For a record whose content is not known yet: true when the stack published for the domain before. */
+    publishedBefore = false,
   ): Promise<Claim> {
     let zone: ExistingRecord[];
     try {
       zone = await this.recordsAt(zoneId, planned.name);
     } catch (error) {
-      throw new pulumi.ResourceError(`Domain ${component}: ${(error as Error).message}`, this.parent);
+      const reason = error instanceof Error && error.message ? error.message : String(error);
+      throw new pulumi.ResourceError(
+        `Domain ${component}: the read of zone ${zoneId} at ${planned.name} failed: ${reason}`,
+        this.parent,
+      );
     }
     const claim = claimFor(planned, zone, policies.of(planned.purpose), publisher);
     if (claim.action === "refuse")
       throw new pulumi.ResourceError(`Domain ${component}: ${claim.problem}`, this.parent);
-    if (claim.action === "merge") await this.checkMerge(component, planned, claim);
+    if (claim.action === "merge") await this.checkMerge(component, planned, claim, publishedBefore);
     if (claim.action === "adopt" || claim.action === "overwrite" || claim.action === "merge") {
       const verb = { adopt: "adopts", overwrite: "overwrites", merge: "merges the service's include into" }[
         claim.action
@@ -65,32 +90,47 @@ export class ZoneSurvey {
   }
 
   /**
-   * A merged SPF record must stay within RFC 7208's 10 DNS lookups. Before the service has said
-   * which include it needs, the user's record is what is known: over the limit fails at preview,
-   * at it warns; the whole count is made again, before anything is written, once the include is known.
+   * A merged SPF record must stay within RFC 7208's 10 DNS lookups, and be one receivers accept.
+   * Before the service has said which include it needs (a domain it does not have yet), the user's
+   * record is what is known, and the include will cost one lookup more: a record already at the
+   * limit fails here, before the domain is made, rather than at the merge once it exists. Once the
+   * include is known, the merged record is counted whole, here and again just before it is written.
    */
   private async checkMerge(
     component: string,
     planned: PlannedRecord,
     claim: Extract<Claim, { action: "merge" }>,
+    publishedBefore: boolean,
   ) {
     const merged = claim.content ?? unquoteTxt(claim.record.content);
     const { problem, warning, total } = await checkSpfLookups(merged, planned.name);
-    if (problem) {
+    const fail = (why: string) => {
       throw new pulumi.ResourceError(
-        `Domain ${component}: cannot merge into the SPF record at ${planned.name}: ${problem}`,
+        `Domain ${component}: cannot merge into the SPF record at ${planned.name}: ${why}`,
         this.parent,
       );
-    }
-    // Before the service has named its include, the record may hold it already (a stack that
-    // merged before): one more lookup is only a warning here, and `up` counts again before writing.
+    };
+    if (problem) fail(problem);
     if (claim.content === undefined && total + 1 > SPF_LOOKUP_LIMIT) {
-      pulumi.log.warn(
-        `${component}: the SPF record at ${planned.name} needs ${total} DNS lookups: unless it already holds the ` +
-          `service's include, merging it goes over the limit of ${SPF_LOOKUP_LIMIT} (RFC 7208 §4.6.4), and \`pulumi up\` ` +
-          "will stop before writing it.",
-        this.parent,
-      );
+      // A domain the stack made before: the record may hold the service's include already (this
+      // stack merged it), which costs nothing more. The merge is counted whole once the service
+      // names its include, before anything is written.
+      if (publishedBefore) {
+        pulumi.log.warn(
+          `${component}: the SPF record at ${planned.name} needs ${total} DNS lookups: unless it already holds the ` +
+            `service's include, merging it makes ${total + 1}, over the limit of ${SPF_LOOKUP_LIMIT} (RFC 7208 §4.6.4), ` +
+            "and `pulumi up` stops before writing it.",
+          this.parent,
+        );
+      } else {
+        fail(
+          `it already needs ${total} DNS lookups, and the service's include makes ${total + 1}, over the limit of ` +
+            `${SPF_LOOKUP_LIMIT} that receivers evaluate (RFC 7208 §4.6.4: past it they return permerror, and every ` +
+            "message fails SPF). Make room in the record (replace an `include:` by the addresses it stands for, drop a " +
+            "mechanism nothing sends from). If the record already holds the service's include, take that include out: " +
+            "this Domain adds it back, and the count then stays where it is.",
+        );
+      }
     }
     if (warning) pulumi.log.warn(`${component}: ${warning}`, this.parent);
   }
