@@ -74,6 +74,8 @@ export interface PlannedRecord {
 export interface Publisher {
   project: string;
   stack: string;
+  /** What the stack was called before `pulumi stack rename`: those marks are its own too. */
+  formerStacks?: readonly string[];
 }
 
 export type Claim =
@@ -100,7 +102,9 @@ export function claimFor(
   publisher: Publisher,
 ): Claim {
   const competing = zone.filter((record) => competes(planned, record));
-  const owners = competing.map((record) => recordOwner(record.comment, publisher.project, publisher.stack));
+  const owners = competing.map((record) =>
+    recordOwner(record.comment, publisher.project, publisher.stack, publisher.formerStacks),
+  );
   const foreign = competing.filter((_, index) => owners[index].kind !== "this-stack");
   const ownCount = competing.length - foreign.length;
   const describe = (record: ExistingRecord) => describeRecord(record, publisher);
@@ -320,7 +324,7 @@ function mergeClaim(planned: string, existing: ExistingRecord): Claim {
 
 /** A record for messages: type, content, and who made it. */
 export function describeRecord(record: ExistingRecord, publisher: Publisher): string {
-  const owner = recordOwner(record.comment, publisher.project, publisher.stack);
+  const owner = recordOwner(record.comment, publisher.project, publisher.stack, publisher.formerStacks);
   const content = record.type.toUpperCase() === "TXT" ? unquoteTxt(record.content) : record.content;
   const made =
     owner.kind === "this-stack"

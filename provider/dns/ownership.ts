@@ -49,15 +49,31 @@ export function markedComment(project: string, stack: string, description: strin
   return `${kept}…`;
 }
 
-/** Who made a record with `comment` (null or "" when it has none), seen from `project/stack`. */
-export function recordOwner(comment: string | null | undefined, project: string, stack: string): RecordOwner {
+/**
+ * Who made a record with `comment` (null or "" when it has none), seen from `project/stack`. A
+ * stack renamed with `pulumi stack rename` names what it was called (`formerStacks`): records
+ * still marked with one of those names are its own too.
+ */
+export function recordOwner(
+  comment: string | null | undefined,
+  project: string,
+  stack: string,
+  formerStacks: readonly string[] = [],
+): RecordOwner {
+  for (const former of formerStacks) {
+    if (markedBy(comment, project, former)) return { kind: "this-stack" };
+  }
+  if (markedBy(comment, project, stack)) return { kind: "this-stack" };
+  const marked = /^pulumi ([^\s/:]+)\/([^\s:]+)(?::|$)/.exec(comment ?? "");
+  return marked ? { kind: "other-stack", stack: `${marked[1]}/${marked[2]}` } : { kind: "unmarked" };
+}
+
+/** Whether `comment` carries the mark of `project/stack`. */
+function markedBy(comment: string | null | undefined, project: string, stack: string): boolean {
   const text = comment ?? "";
   const mark = ownershipMark(project, stack);
-  if (text === mark || text.startsWith(`${mark}:`)) return { kind: "this-stack" };
+  if (text === mark || text.startsWith(`${mark}:`)) return true;
   // A comment cut at the limit keeps what fit of `<mark>: <description>`, then "…": with a mark of
   // 99 characters or more, the mark alone, or only its start (compared as cut).
-  if (text.length === MAX_COMMENT_LENGTH && text.endsWith("…") && `${mark}:`.startsWith(text.slice(0, -1)))
-    return { kind: "this-stack" };
-  const marked = /^pulumi ([^\s/:]+)\/([^\s:]+)(?::|$)/.exec(text);
-  return marked ? { kind: "other-stack", stack: `${marked[1]}/${marked[2]}` } : { kind: "unmarked" };
+  return text.length === MAX_COMMENT_LENGTH && text.endsWith("…") && `${mark}:`.startsWith(text.slice(0, -1));
 }

@@ -58,3 +58,20 @@ export function isPunycode(label: string): boolean {
   const decoded = domainToUnicode(label);
   return decoded !== "" && domainToASCII(decoded) === label;
 }
+
+/**
+ * `emailDelivery:formerStackNames`, the names a stack had before `pulumi stack rename`: a list of
+ * stack names (the name alone, as `pulumi.getStack()` gives it: letters, digits, `-`, `_`, `.`).
+ */
+export function formerStackNamesProblem(value: unknown): string | undefined {
+  if (!Array.isArray(value))
+    return `must be a list of stack names, e.g. ["staging"], not ${JSON.stringify(value)}`;
+  for (const name of value) {
+    if (typeof name !== "string") return `must hold stack names (strings), not ${JSON.stringify(name)}`;
+    if (name.includes("/"))
+      return `holds "${name}": give the stack's name alone ("${name.split("/").pop()}"), without its organization or project`;
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name))
+      return `holds "${name}", which is no stack name (letters, digits, "-", "_" and ".", at most 100)`;
+  }
+  return undefined;
+}

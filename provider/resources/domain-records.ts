@@ -84,7 +84,7 @@ export function zonePreflight(
     );
   }
   const survey = new ZoneSurvey(settings.provider, parent);
-  const publisher = thisStack();
+  const publisher = thisStack(parent);
   // Counted before any question about the zone is asked, so that the zone is read once for all.
   pulumi
     .all([settings.zoneId, options.domainName])

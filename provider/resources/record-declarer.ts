@@ -16,6 +16,7 @@ import {
   PlannedRecord,
   Publisher,
 } from "../dns";
+import { formerStackNamesProblem } from "../inputs";
 import { ClaimedDnsRecord } from "./claimed-dns-record";
 import type { DomainCloudflareArgs } from "./domain";
 import type { zonePreflight } from "./domain-records";
@@ -36,7 +37,7 @@ export function recordDeclarer(
   parent: pulumi.Resource,
 ): DeclareRecord {
   const ttl = settings.ttl ?? 300;
-  const publisher = thisStack();
+  const publisher = thisStack(parent);
   return (resourceName, purpose, type, record) => {
     const comment = recordComment(settings, purpose, publisher);
     const policy = policies.of(purpose);
@@ -89,9 +90,16 @@ export function recordDeclarer(
   };
 }
 
-/** This stack, whose ownership mark its records carry. */
-export function thisStack(): Publisher {
-  return { project: pulumi.getProject(), stack: pulumi.getStack() };
+/**
+ * This stack, whose ownership mark its records carry, and the names it had before `pulumi stack
+ * rename` (stack config `emailDelivery:formerStackNames`): records marked with those are its own.
+ */
+export function thisStack(parent: pulumi.Resource): Publisher {
+  const former = new pulumi.Config("emailDelivery").getObject<unknown>("formerStackNames") ?? [];
+  const problem = formerStackNamesProblem(former);
+  if (problem)
+    throw new pulumi.ResourceError(`stack config emailDelivery:formerStackNames ${problem}`, parent);
+  return { project: pulumi.getProject(), stack: pulumi.getStack(), formerStacks: former as string[] };
 }
 
 /** The ownership mark, then the comment given ("" for the mark alone) or `email <purpose>`. */

@@ -46,7 +46,9 @@ export class ZoneSurvey {
     const records =
       (await this.reads.recordsUnder(zoneId, domain)) ?? (await this.recordsAt(zoneId, returnPath));
     return records.some(
-      (record) => recordOwner(record.comment, publisher.project, publisher.stack).kind === "this-stack",
+      (record) =>
+        recordOwner(record.comment, publisher.project, publisher.stack, publisher.formerStacks).kind ===
+        "this-stack",
     );
   }
 
