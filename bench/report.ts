@@ -10,6 +10,8 @@ import type { RateLimitedFigures } from "./rate-limit";
 import type { StateSizeFigures } from "./state-size";
 import { median, total } from "./setup";
 import type { VerificationFigures } from "./verification";
+import type { ZoneScaleResult } from "./zone-scale";
+import { formatZoneScale } from "./zone-scale-report";
 
 export interface BenchResults {
   generatedAt: string;
@@ -29,6 +31,8 @@ export interface BenchResults {
   rateLimited?: RateLimitedFigures[];
   providerTexts: ProviderTextFigures[];
   stateSize: StateSizeFigures[];
+  /** N domains in one zone through the test kit (bench/zone-scale.ts). */
+  zoneScale?: ZoneScaleResult[];
 }
 
 export const TARGETS = {
@@ -234,6 +238,7 @@ export function formatReport(results: BenchResults): string {
       ),
     );
   }
+  if (results.zoneScale) out.push(...formatZoneScale(results.zoneScale));
   return out.join("\n") + "\n";
 }
 

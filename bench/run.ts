@@ -6,11 +6,17 @@
  * Also routes created at once against a rate-limited service, and the same without a limit.
  * Prints tables; writes bench/results/latest.json and bench/results/refresh-requests.svg.
  *
+ * Also N domains in one Cloudflare zone through the test kit (bench/zone-scale.ts): each command's
+ * Cloudflare reads and email-service lists beside the ideal.
+ *
  * Options: --sizes 10,100,1000   --samples 300   --cold-samples 10   --valid-after 0,10,30,60,120
- *          --no-host   --quick (sizes 10,100, 50 samples, 3 cold samples, T = 0,10; for development)
+ *          --zone-sizes 1,10,100,1000   --big-zone 20000   --no-host
+ *          --quick (sizes 10,100, 50 samples, 3 cold samples, T = 0,10, zone sizes 1,10,100; for development)
+ *          --smoke (everything once at the smallest size: CI runs it, so the bench keeps running)
  */
 import * as os from "node:os";
 import * as path from "node:path";
+import { startEmulator } from "../emulator";
 import { REPO_ROOT } from "../packaging/clean-clone";
 import { measureColdStart } from "./cold-start";
 import { refreshHost } from "./host-refresh";
@@ -24,6 +30,7 @@ import { BenchResults, formatReport, writeResults } from "./report";
 import { since, startBenchEmulator } from "./setup";
 import { measureStateSize } from "./state-size";
 import { measureVerifications } from "./verification";
+import { measureZoneScale, ZoneScaleResult } from "./zone-scale";
 
 function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -32,11 +39,14 @@ function option(name: string, fallback: string): string {
 const numbers = (text: string) => text.split(",").map(Number).filter(Number.isFinite);
 
 async function main(): Promise<void> {
-  const quick = process.argv.includes("--quick");
-  const sizes = numbers(option("sizes", quick ? "10,100" : "10,100,1000"));
-  const samples = Number(option("samples", quick ? "50" : "300"));
-  const coldSamples = Number(option("cold-samples", quick ? "3" : "10"));
-  const validAfter = numbers(option("valid-after", quick ? "0,10" : "0,10,30,60,120"));
+  const smoke = process.argv.includes("--smoke");
+  const quick = smoke || process.argv.includes("--quick");
+  const sizes = numbers(option("sizes", smoke ? "10" : quick ? "10,100" : "10,100,1000"));
+  const samples = Number(option("samples", smoke ? "5" : quick ? "50" : "300"));
+  const coldSamples = Number(option("cold-samples", smoke ? "1" : quick ? "3" : "10"));
+  const validAfter = numbers(option("valid-after", smoke ? "0" : quick ? "0,10" : "0,10,30,60,120"));
+  const zoneSizes = numbers(option("zone-sizes", smoke ? "1,10" : quick ? "1,10,100" : "1,10,100,1000"));
+  const bigZone = Number(option("big-zone", smoke ? "500" : quick ? "5000" : "20000"));
   const viaHost = !process.argv.includes("--no-host");
   const started = performance.now();
   const progress = (line: string) =>
@@ -113,6 +123,11 @@ async function main(): Promise<void> {
     progress(`verifications, records valid after ${validAfter.join(", ")} s, all at once`);
     const verification = await measureVerifications(startBenchEmulator, installed.dir, validAfter);
 
+    progress(
+      `zone scale: N = ${zoneSizes.join(", ")} domains in one zone, then one among ${bigZone} records`,
+    );
+    const zoneScale = await measureZoneScales(zoneSizes, bigZone, progress);
+
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
       command: ["npm run bench", ...process.argv.slice(2)].join(" "),
@@ -132,6 +147,7 @@ async function main(): Promise<void> {
       rateLimited,
       providerTexts,
       stateSize,
+      zoneScale,
     };
     process.stdout.write(formatReport(results));
     const files = await writeResults(path.join(__dirname, "results"), results);
@@ -142,6 +158,33 @@ async function main(): Promise<void> {
     await emulator.stop();
     await installed.remove();
   }
+}
+
+/**
+ * Each scenario against an emulator of its own in this process (request counts do not depend on
+ * where it runs; the kit needs its live object), with 1024-bit DKIM keys (the key size changes
+ * no count).
+ */
+async function measureZoneScales(
+  sizes: number[],
+  bigZone: number,
+  progress: (line: string) => void,
+): Promise<ZoneScaleResult[]> {
+  const scenarios = [
+    ...sizes.map((domains) => ({ domains, otherRecords: 0 })),
+    { domains: 1, otherRecords: bigZone },
+  ];
+  const results: ZoneScaleResult[] = [];
+  for (const scenario of scenarios) {
+    progress(`zone scale: ${scenario.domains} domain(s), ${scenario.otherRecords} other records`);
+    const emulator = await startEmulator({ dns: { dkimKeyBits: 1024 } });
+    try {
+      results.push(await measureZoneScale(emulator, scenario));
+    } finally {
+      await emulator.stop();
+    }
+  }
+  return results;
 }
 
 main().catch((error: unknown) => {

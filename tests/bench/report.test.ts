@@ -1,6 +1,8 @@
 import { summarizeCold } from "../../bench/cold-start";
 import { listsSaved, refreshIdeal, StepResult } from "../../bench/lifecycle";
 import { BenchResults, formatReport, verdict } from "../../bench/report";
+import { CommandCounts, idealZoneReads, ZoneScaleResult } from "../../bench/zone-scale";
+import { formatZoneScale, metTargets } from "../../bench/zone-scale-report";
 
 /** The bench's counting and report code on made-up figures: no emulator, no timing asserted. */
 const step = (name: string, requests: Record<string, number>, ideal: Record<string, number>): StepResult => ({
@@ -88,5 +90,65 @@ describe("bench report", () => {
     );
     // The lists-reused table has no verdict.
     expect(report).toMatch(/100 +refresh +110 +210 +2 +208/);
+  });
+});
+
+describe("zone-scale report", () => {
+  const counts = (fields: Partial<CommandCounts> & Pick<CommandCounts, "command">): CommandCounts => ({
+    cloudflareReads: [],
+    idealCloudflareReads: 0,
+    cloudflareOther: 0,
+    cloudflareReadsById: 0,
+    serviceLists: 0,
+    serviceListed: 0,
+    serviceOther: 0,
+    ...fields,
+  });
+  const result = (domains: number, commands: CommandCounts[]): ZoneScaleResult => ({
+    domains,
+    otherRecords: 0,
+    commands,
+    errors: [],
+  });
+
+  it("the ideal read is the cheaper of the whole zone and each domain alone", () => {
+    expect(idealZoneReads(0, 1)).toBe(1);
+    expect(idealZoneReads(6000, 1000)).toBe(61);
+    expect(idealZoneReads(20_000, 1)).toBe(2);
+  });
+
+  it("holds reads to 1.25 × the ideal per program run, and one domain to 4", () => {
+    const within = counts({ command: "up", cloudflareReads: [5, 5], idealCloudflareReads: 4 });
+    expect(metTargets(result(10, [within]), within)).toBe("yes");
+    const over = counts({ command: "up", cloudflareReads: [5, 6], idealCloudflareReads: 4 });
+    expect(metTargets(result(10, [over]), over)).toBe("missed: reads");
+    const one = counts({ command: "preview", cloudflareReads: [5], idealCloudflareReads: 5 });
+    expect(metTargets(result(1, [one]), one)).toBe("missed: reads (one domain)");
+  });
+
+  it("holds lists to 4 per up and 2 per refresh, and a no-change up of 1,000 domains under 300 requests", () => {
+    const up = counts({ command: "up", serviceLists: 5 });
+    expect(metTargets(result(10, [up]), up)).toBe("missed: lists");
+    const refresh = counts({ command: "refresh, one at a time", serviceLists: 3 });
+    expect(metTargets(result(10, [refresh]), refresh)).toBe("missed: lists");
+    const same = counts({ command: "up, no change", cloudflareReads: [150, 150], idealCloudflareReads: 150 });
+    expect(metTargets(result(1000, [same]), same)).toBe("missed: requests");
+    const cheap = counts({ command: "up, no change", cloudflareReads: [61, 61], idealCloudflareReads: 61 });
+    expect(metTargets(result(1000, [cheap]), cheap)).toBe("yes");
+  });
+
+  it("prints a row per command with the ideal beside the reads", () => {
+    const text = formatZoneScale([
+      result(10, [
+        counts({
+          command: "up",
+          cloudflareReads: [1, 1],
+          idealCloudflareReads: 1,
+          serviceLists: 3,
+          serviceListed: 30,
+        }),
+      ]),
+    ]).join("\n");
+    expect(text).toMatch(/^10\s+0\s+up\s+1 \+ 1\s+1\s+1\.00\s+0\s+3\s+30\s+3\.0\s+yes$/m);
   });
 });
