@@ -117,6 +117,7 @@ export function zonePreflight(
           : []),
       ];
       const before = await survey.publishedBefore(
+        name,
         zoneId,
         domainName,
         `${RETURN_PATH_PREFIX}.${domainName}`,

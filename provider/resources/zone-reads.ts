@@ -132,7 +132,7 @@ export class ZoneReads {
     const results = found.results ?? [];
     if (results.length >= maxItems) {
       throw new Error(
-        `zone ${zoneId} has ${maxItems} or more records named ${name}: a read of them may be incomplete, ` +
+        `zone ${zoneId} holds ${maxItems} or more records named ${name}: a read of them may be incomplete, ` +
           "and what it left out could be a record in the way. Remove the surplus records at that name.",
       );
     }

@@ -38,18 +38,42 @@ export class ZoneSurvey {
    * stack made before, whose records' contents the service gave and the next checks know.
    */
   async publishedBefore(
+    component: string,
     zoneId: string,
     domain: string,
     returnPath: string,
     publisher: Publisher,
   ): Promise<boolean> {
-    const records =
-      (await this.reads.recordsUnder(zoneId, domain)) ?? (await this.recordsAt(zoneId, returnPath));
+    const records = await this.reading(
+      component,
+      zoneId,
+      domain,
+      async () =>
+        (await this.reads.recordsUnder(zoneId, domain)) ?? (await this.recordsAt(zoneId, returnPath)),
+    );
     return records.some(
       (record) =>
         recordOwner(record.comment, publisher.project, publisher.stack, publisher.formerStacks).kind ===
         "this-stack",
     );
+  }
+
+  /** A read of the zone, whose failure names the component, the zone and the name. */
+  private async reading<T>(
+    component: string,
+    zoneId: string,
+    name: string,
+    read: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      const reason = error instanceof Error && error.message ? error.message : String(error);
+      throw new pulumi.ResourceError(
+        `Domain ${component}: the read of zone ${zoneId} at ${name} failed: ${reason}`,
+        this.parent,
+      );
+    }
   }
 
   /**
@@ -65,16 +89,9 @@ export class ZoneSurvey {
     /** For a record whose content is not known yet: true when the stack published for the domain before. */
     publishedBefore = false,
   ): Promise<Claim> {
-    let zone: ExistingRecord[];
-    try {
-      zone = await this.recordsAt(zoneId, planned.name);
-    } catch (error) {
-      const reason = error instanceof Error && error.message ? error.message : String(error);
-      throw new pulumi.ResourceError(
-        `Domain ${component}: the read of zone ${zoneId} at ${planned.name} failed: ${reason}`,
-        this.parent,
-      );
-    }
+    const zone = await this.reading(component, zoneId, planned.name, () =>
+      this.recordsAt(zoneId, planned.name),
+    );
     const claim = claimFor(planned, zone, policies.of(planned.purpose), publisher);
     if (claim.action === "refuse")
       throw new pulumi.ResourceError(`Domain ${component}: ${claim.problem}`, this.parent);

@@ -128,7 +128,7 @@ describe("ZoneReads", () => {
     const { reads } = zone([...others(300), ...crowded]);
     reads.register(ZONE, "example.com");
     await expect(reads.recordsAt(ZONE, "example.com")).rejects.toThrow(
-      `zone ${ZONE} has 1000 or more records named example.com: a read of them may be incomplete`,
+      `zone ${ZONE} holds 1000 or more records named example.com: a read of them may be incomplete`,
     );
   });
 
