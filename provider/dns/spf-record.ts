@@ -157,3 +157,13 @@ export function isInclude(term: SpfTerm): term is SpfMechanism & { name: "includ
 export function isAll(term: SpfTerm): boolean {
   return term.kind === "mechanism" && term.name === "all";
 }
+
+/**
+ * True for `all`, and for a term that holds one after white space other than a space
+ * (`mx<TAB>~all`): RFC 7208 separates terms with spaces only, so receivers that follow it reject
+ * such a record, but one that splits on any white space reads an `all` there, and never evaluates
+ * what comes after it.
+ */
+export function reachesAll(term: SpfTerm): boolean {
+  return isAll(term) || term.text.split(/\s+/).some((word) => /^[+\-~?]?all$/i.test(word));
+}

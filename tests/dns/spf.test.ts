@@ -161,6 +161,14 @@ describe("mergeSpfIncludes", () => {
     // Only a redirect: before it (mechanisms are evaluated before a redirect is followed, §6.1).
     ["v=spf1 redirect=_spf.example.com", `v=spf1 include:${POSTAL} redirect=_spf.example.com`],
     ["v=spf1 exp=explain.example.com", `v=spf1 include:${POSTAL} exp=explain.example.com`],
+    // A tab is no separator (RFC 7208 §4.6.1): receivers that follow the RFC reject the record; one
+    // that splits on any white space reads an `all` there, so the include goes before that term.
+    ["v=spf1 mx\t~all", `v=spf1 include:${POSTAL} mx\t~all`],
+    [
+      "v=spf1 a ip4:192.0.2.1\t-all exp=e.example.com",
+      `v=spf1 a include:${POSTAL} ip4:192.0.2.1\t-all exp=e.example.com`,
+    ],
+    ["v=spf1 include:_spf.google.com\t~all", `v=spf1 include:${POSTAL} include:_spf.google.com\t~all`],
     // Nothing to place it before: at the end, the user's trailing spaces kept.
     ["v=spf1", `v=spf1 include:${POSTAL}`],
     ["v=spf1 a mx ", `v=spf1 a mx include:${POSTAL} `],
@@ -258,6 +266,9 @@ describe("spfIncludeProblem", () => {
     );
     expect(spfIncludeProblem(`v=spf1 -all include:${POSTAL}`, POSTAL)).toMatch(
       /after -all.*never evaluate.*§5\.1/,
+    );
+    expect(spfIncludeProblem(`v=spf1 mx\t-all include:${POSTAL}`, POSTAL)).toMatch(
+      /after mx\t-all.*never evaluate.*§5\.1/,
     );
     expect(spfIncludeProblem(`v=spf1 include: ${POSTAL} -all`, POSTAL)).toMatch(
       /space after the colon.*permerror/,
