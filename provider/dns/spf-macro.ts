@@ -96,11 +96,6 @@ function describeCharacter(character: string): string {
     : `"${character}" (not ASCII)`;
 }
 
-/** True when `text` holds a macro that expands to something (not only `%%`, `%_`, `%-`). */
-export function hasMacro(text: string): boolean {
-  return /%\{/.test(text);
-}
-
 /**
  * A domain-spec expanded (RFC 7208 §7.3): the macros whose values are known replaced, the result
  * cut from the left to 253 characters by whole labels, and one final dot dropped. When it holds a
