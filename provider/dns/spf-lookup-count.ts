@@ -1,20 +1,22 @@
 /**
- * RFC 7208's limit of 10 DNS-querying terms per evaluation (§4.6.4), counted through DNS: the
- * includes and redirects a record leads to are resolved and counted too, so a merge that would
- * take a user's record over the limit is found before it is written.
+ * An SPF record judged as receivers judge it, before it is written: its syntax (RFC 7208 §4.6,
+ * §12), the 10-lookup limit, the void-lookup limit and the MX-name limit (§4.6.4), and the records
+ * its includes and redirects lead to (§5.2, §6.1), through an injected resolver. The evaluation
+ * itself is spf-evaluate.ts; this module runs it for both address families and words the verdict.
  */
+import { CachedSpfResolver, SpfResolver } from "./spf-dns";
+import { evaluateSpf } from "./spf-evaluate";
 import {
-  isAll,
-  isSpfRecord,
-  parseOrThrow,
-  sameDomain,
-  SpfMechanism,
-  SpfMechanismName,
-  SpfModifier,
-} from "./spf-record";
+  SPF_LOOKUP_LIMIT,
+  SPF_VOID_LOOKUP_LIMIT,
+  SpfError,
+  SpfEvaluation,
+  SpfLookupNode,
+  SpfUnresolved,
+} from "./spf-evaluation-types";
+import { isAll, parseOrThrow, SpfMechanism, SpfMechanismName, SpfModifier } from "./spf-record";
 
-/** Receivers return permerror past this many DNS-querying terms in one evaluation (RFC 7208 §4.6.4). */
-export const SPF_LOOKUP_LIMIT = 10;
+export { SPF_LOOKUP_LIMIT };
 
 /**
  * The terms of one record that cost a DNS lookup when evaluated (RFC 7208 §4.6.4: `include`, `a`,
@@ -35,157 +37,160 @@ export function spfLookupTerms(text: string): (SpfMechanism | SpfModifier)[] {
 
 const LOOKUP_MECHANISMS: readonly SpfMechanismName[] = ["include", "a", "mx", "ptr", "exists"];
 
-/** node:dns `resolveTxt`'s shape: each record as its character-strings. */
-export type ResolveTxt = (name: string) => Promise<string[][]>;
-
-/** One DNS-querying term and what it costs, with the terms it leads to (`include:`, `redirect=`). */
-export interface SpfLookupNode {
-  /** The term as written. */
-  term: string;
-  /** The name an `include`/`redirect` leads to. */
-  domain?: string;
-  /** Lookups of this term and everything under it. */
-  lookups: number;
-  /** The terms of the record it leads to, when that was resolved. */
-  children?: SpfLookupNode[];
-  /** Why the record it leads to was not counted (then `lookups` counts the term alone). */
-  unresolved?: string;
-}
-
+/** What receivers make of a record, judged for clients of both address families. */
 export interface SpfLookupCount {
-  /** DNS-querying terms evaluation can reach. A lower bound when `unresolved` is not empty. */
+  /**
+   * `permerror`: receivers reject the record (`error` says where and why). `temperror`: a lookup
+   * failed, so the verdict is not known yet (see `unresolved`). `ok`: receivers evaluate it.
+   */
+  verdict: "ok" | "permerror" | "temperror";
+  /** The first permerror; `family` is set when only IPv6 clients meet it. */
+  error?: SpfError & { family?: "ipv6" };
+  /** DNS-querying terms a message no mechanism matches goes through. */
   total: number;
   /** `SPF_LOOKUP_LIMIT`. */
   limit: number;
-  /** Targets whose records were not counted: unresolvable, macros, loops, or past the limit. */
-  unresolved: { domain: string; term: string; reason: string }[];
+  /** True when some include or redirect was not followed: `total` is then a lower bound. */
+  lowerBound: boolean;
+  /** Terms not looked up or not followed: DNS failures, names that depend on the message, `ptr`. */
+  unresolved: SpfUnresolved[];
+  /** Why the verdict may not hold for every message or every receiver, in sentences. */
+  warnings: string[];
   /** The record's DNS-querying terms, each with its cost. */
   terms: SpfLookupNode[];
 }
 
-interface CountState {
-  resolveTxt: ResolveTxt;
-  total: number;
-  unresolved: SpfLookupCount["unresolved"];
-  cache: Map<string, Promise<string[] | { reason: string }>>;
-}
-
 /**
- * Counts the DNS lookups a receiver makes evaluating `text` when nothing matches (the worst case):
- * its DNS-querying terms plus those of every record reached through `include:` and `redirect=`,
- * each resolved with `resolveTxt`, counted as often as evaluation reaches it. Past 10, receivers
- * stop with permerror (RFC 7208 §4.6.4), and so does this count: no target is looked up once the
- * total has passed the limit, so at most 10 names are resolved, each once.
- *
- * A target that is not followed counts its own lookup and is listed in `unresolved`: no SPF record
- * or no such name (permerror, §5.2/§6.1), several SPF records (§4.5), a DNS failure (temperror), a
- * macro (`%{d}`, known only when a message is checked, §7), or a loop back to a record being
- * evaluated (followed until the limit, so permerror). `options.domain`, the name the record is
- * published at, lets a loop back to it be seen.
+ * Judges `text` (an SPF record published at `options.domain`) the way receivers evaluate it,
+ * through `resolver`, once for IPv4 clients and once for IPv6 ones (their `a` and `mx` lookups
+ * differ, and so may their void lookups), each name and type asked once. See spf-evaluate.ts for
+ * the message it assumes (one no mechanism matches: the most costly) and `SpfLookupCount`.
  */
 export async function countSpfLookups(
   text: string,
-  resolveTxt: ResolveTxt,
+  resolver: SpfResolver,
   options: { domain?: string } = {},
 ): Promise<SpfLookupCount> {
   parseOrThrow(text, "countSpfLookups");
-  const state: CountState = { resolveTxt, total: 0, unresolved: [], cache: new Map() };
-  const terms = await countTerms(text, options.domain ? [options.domain] : [], state);
-  return { total: state.total, limit: SPF_LOOKUP_LIMIT, unresolved: state.unresolved, terms };
+  const cached = new CachedSpfResolver(resolver);
+  const ipv4 = await evaluateSpf(text, cached, { ...options, family: "ipv4" });
+  const ipv6 = await evaluateSpf(text, cached, { ...options, family: "ipv6" });
+  const error = ipv4.error ?? (ipv6.error && { ...ipv6.error, family: "ipv6" as const });
+  const fuller = ipv6.lookups > ipv4.lookups ? ipv6 : ipv4;
+  const unresolved = [...ipv4.unresolved];
+  for (const entry of ipv6.unresolved)
+    if (!unresolved.some((other) => other.term === entry.term && other.reason === entry.reason))
+      unresolved.push(entry);
+  return {
+    verdict: error ? "permerror" : unresolved.some((entry) => entry.temperror) ? "temperror" : "ok",
+    error,
+    total: fuller.lookups,
+    limit: SPF_LOOKUP_LIMIT,
+    lowerBound: fuller.unfollowed > 0 || unresolved.some((entry) => entry.notFollowed),
+    unresolved,
+    warnings: warnings(ipv4, ipv6, unresolved, error !== undefined),
+    terms: fuller.terms,
+  };
 }
 
-async function countTerms(text: string, path: string[], state: CountState): Promise<SpfLookupNode[]> {
-  const nodes: SpfLookupNode[] = [];
-  for (const term of spfLookupTerms(text)) {
-    state.total += 1;
-    const node: SpfLookupNode = { term: term.text, lookups: 1 };
-    nodes.push(node);
-    if (term.name !== "include" && term.name !== "redirect") continue;
-    const domain = term.value ?? "";
-    node.domain = domain;
-    const section = term.name === "include" ? "§5.2" : "§6.1";
-    const followed = await follow(domain, section, path, state);
-    if (typeof followed === "string") {
-      node.unresolved = followed;
-      state.unresolved.push({ domain, term: term.text, reason: followed });
-      continue;
-    }
-    node.children = await countTerms(followed.record, [...path, domain], state);
-    node.lookups += node.children.reduce((sum, child) => sum + child.lookups, 0);
-  }
-  return nodes;
-}
-
-/** The SPF record a target leads to, or why it is not followed. */
-async function follow(
-  domain: string,
-  section: string,
-  path: string[],
-  state: CountState,
-): Promise<{ record: string } | string> {
-  if (domain === "") return `no domain given: a syntax error, permerror (RFC 7208 ${section})`;
-  if (domain.includes("%")) return "contains a macro, expanded only when a message is checked (RFC 7208 §7)";
-  if (path.some((name) => sameDomain(name, domain)))
-    return "a loop back to a record being evaluated: receivers follow it until the limit (permerror)";
-  if (state.total > SPF_LOOKUP_LIMIT)
-    return `not looked up: the count had already passed ${SPF_LOOKUP_LIMIT}`;
-  const key = domain.toLowerCase().replace(/\.$/, "");
-  let answer = state.cache.get(key);
-  if (!answer) {
-    answer = Promise.resolve(domain)
-      .then((name) => state.resolveTxt(name))
-      .then(
-        (records) => records.map((strings) => strings.join("")).filter(isSpfRecord),
-        (error: unknown) => ({ reason: dnsFailure(error, section) }),
+function warnings(
+  ipv4: SpfEvaluation,
+  ipv6: SpfEvaluation,
+  unresolved: SpfUnresolved[],
+  failed: boolean,
+): string[] {
+  const list: string[] = [];
+  const at = (entry: { term: string; via: string[] }) =>
+    entry.via.length > 0 ? `${entry.term} (through ${entry.via.join(" → ")})` : entry.term;
+  const failures = unresolved.filter((entry) => entry.temperror);
+  if (failures.length > 0)
+    list.push(
+      `Receivers would return temperror for now: ${failures.map((entry) => `${at(entry)}: ${entry.reason}`).join("; ")}; ` +
+        "what lies behind could not be checked, so run again once the DNS answers.",
+    );
+  const unknown = unresolved.filter((entry) => !entry.temperror);
+  if (unknown.length > 0)
+    list.push(
+      `Not checked, as it differs from message to message: ${unknown.map((entry) => `${at(entry)}: ${entry.reason}`).join("; ")}.`,
+    );
+  for (const evaluation of failed ? [] : [ipv4, ipv6]) {
+    const maybe = evaluation.unresolved.filter((entry) => entry.mayBeVoid).length;
+    if (evaluation.voids.length + maybe > SPF_VOID_LOOKUP_LIMIT) {
+      list.push(
+        `For some ${evaluation.family === "ipv4" ? "IPv4" : "IPv6"} clients receivers may return permerror: ` +
+          `${evaluation.voids.length} lookups find nothing and ${maybe} more may, over the limit of ` +
+          `${SPF_VOID_LOOKUP_LIMIT} (RFC 7208 §4.6.4).`,
       );
-    state.cache.set(key, answer);
+      break;
+    }
   }
-  const records = await answer;
-  if (!Array.isArray(records)) return records.reason;
-  if (records.length === 0) return `no SPF record: permerror (RFC 7208 ${section})`;
-  if (records.length > 1) return `${records.length} SPF records: permerror (RFC 7208 §4.5)`;
-  return { record: records[0] };
+  // Where pyspf, the reference implementation, reads the record otherwise than RFC 7208.
+  const counted = ipv4.pyspf.countedRedirects;
+  if (
+    counted.length > 0 &&
+    ipv4.lookups <= SPF_LOOKUP_LIMIT &&
+    ipv4.lookups + counted.length > SPF_LOOKUP_LIMIT
+  )
+    list.push(
+      `pyspf counts ${counted.join(", ")} beside all (RFC 7208 §6.1 ignores it): ` +
+        `${ipv4.lookups + counted.length} lookups, so receivers using it return permerror.`,
+    );
+  for (const redirect of ipv4.pyspf.ignoredRedirects)
+    list.push(
+      `pyspf ignores ${redirect} (it reads only "redirect=" in lowercase; RFC 7208 names are case-insensitive), ` +
+        "so receivers using it evaluate the record without it.",
+    );
+  for (const evaluation of failed ? [] : [ipv4, ipv6])
+    if (evaluation.voidQueries > SPF_VOID_LOOKUP_LIMIT && evaluation.voids.length <= SPF_VOID_LOOKUP_LIMIT) {
+      list.push(
+        `pyspf counts each empty answer as a void lookup (${evaluation.voidQueries} for ` +
+          `${evaluation.family === "ipv4" ? "IPv4" : "IPv6"} clients), where RFC 7208 §4.6.4 counts terms ` +
+          `(${evaluation.voids.length}): receivers using it return permerror.`,
+      );
+      break;
+    }
+  return list;
 }
 
-/** node:dns error codes in words. */
-function dnsFailure(error: unknown, section: string): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  switch (code) {
-    case "ENOTFOUND":
-      return `no such name (NXDOMAIN): permerror (RFC 7208 ${section})`;
-    case "ENODATA":
-      return `no SPF record: permerror (RFC 7208 ${section})`;
-    case "ETIMEOUT":
-      return "DNS timeout: temperror";
-    case "ESERVFAIL":
-      return "DNS server failure (SERVFAIL): temperror";
-    case "EREFUSED":
-      return "DNS query refused: temperror";
-    default:
-      return `DNS lookup failed (${typeof code === "string" ? code : error instanceof Error ? error.message : String(error)}): temperror`;
-  }
-}
+/** What a user can do about each permerror. */
+const FIXES: Record<SpfError["kind"], string> = {
+  syntax: "correct or remove that term",
+  "lookup-limit": "remove includes, or replace them with the ip4:/ip6: networks they list",
+  "void-limit": "publish the records those terms look for, or remove the terms",
+  "mx-limit": "list those senders with ip4:/ip6: instead, or use fewer MX hosts there",
+  "include-none": "publish an SPF record there, or remove the include",
+  "redirect-none": "publish an SPF record there, or change the redirect",
+  "multiple-records": "merge them into one record there",
+  loop: "remove the include or redirect that leads back",
+};
 
 /**
- * Undefined when the count is within the limit; else why receivers will return permerror (RFC
- * 7208 §4.6.4), with what each of the record's terms costs, so the user sees which include to drop.
+ * Undefined when receivers evaluate the record; else one sentence: where they stop with permerror
+ * (the term, and the includes that lead to it), the rule and its RFC 7208 section, and what the
+ * user can do. Over the lookup limit, it also gives each term's cost, so the user sees which
+ * include to drop.
  */
 export function spfLookupProblem(count: SpfLookupCount): string | undefined {
-  if (count.total <= count.limit) return undefined;
-  const atLeast = count.unresolved.length > 0 ? "at least " : "";
-  const costs = count.terms.map((node) => `${node.term} ${node.lookups}`).join(", ");
+  const { error } = count;
+  if (!error) return undefined;
+  const family = error.family === "ipv6" ? " for mail from IPv6 addresses" : "";
+  const where = error.via.length > 0 ? ` (reached through ${error.via.join(" → ")})` : "";
+  if (error.kind === "lookup-limit") {
+    const atLeast = count.lowerBound ? "at least " : "";
+    const costs = count.terms.map((node) => `${node.term} ${node.lookups}`).join(", ");
+    return (
+      `SPF needs ${atLeast}${count.total} DNS lookups, over the limit of ${count.limit} (RFC 7208 §4.6.4): ` +
+      `receivers return permerror${family} at ${error.term}${where}, so no mail that reaches it passes SPF; ` +
+      `${FIXES[error.kind]} (lookups by term: ${costs}).`
+    );
+  }
   return (
-    `SPF needs ${atLeast}${count.total} DNS lookups, over the limit of ${count.limit} ` +
-    `(RFC 7208 §4.6.4): receivers return permerror, so no mail passes SPF. Lookups by term: ${costs}.`
+    `receivers return permerror for this SPF record${family}: ${JSON.stringify(error.term)}${where} ` +
+    `${error.rule}; ${FIXES[error.kind]}.`
   );
 }
 
-/**
- * Undefined when every `include:`/`redirect=` target was counted; else a warning that the count is
- * a lower bound, naming each target not followed and why.
- */
+/** Undefined when nothing is left unknown; else the warnings of `count`, as one text. */
 export function spfUnresolvedWarning(count: SpfLookupCount): string | undefined {
-  if (count.unresolved.length === 0) return undefined;
-  const targets = count.unresolved.map(({ term, reason }) => `${term} (${reason})`).join("; ");
-  return `SPF lookup count ${count.total} is a lower bound: not counted beyond ${targets}.`;
+  return count.warnings.length > 0 ? count.warnings.join(" ") : undefined;
 }

@@ -79,10 +79,13 @@ export function lowercaseSpfVersion(record: string): string {
 }
 
 /**
- * The terms of an SPF record, or undefined for other TXT content. Tolerant, so that nothing of the
- * user's is lost: any run of spaces separates terms, a term that is neither a mechanism nor a
- * modifier is kept as `unknown`, and `include: domain` (a space after the colon, which Postal's
- * check accepts) is read as one include. Each term keeps its text and offset, for byte-exact edits.
+ * The terms of an SPF record, or undefined for other TXT content, read leniently so that edits keep
+ * every byte of the user's: any run of spaces separates terms (spaces only, as RFC 7208 §4.6.1
+ * says: a tab stays inside the term it follows), a term that is neither a mechanism nor a modifier
+ * is kept as `unknown`, and `include: domain` (a space after the colon, which Postal's check
+ * accepts) is read as one include. Receivers reject all of those (permerror): whether they can
+ * evaluate a record is `readSpfTerms`' (spf-syntax.ts) and `countSpfLookups`' question, not this
+ * one's. Each term keeps its text and offset, for byte-exact edits.
  */
 export function parseSpf(text: string): SpfRecord | undefined {
   if (!isSpfRecord(text)) return undefined;
@@ -156,4 +159,14 @@ export function isInclude(term: SpfTerm): term is SpfMechanism & { name: "includ
 
 export function isAll(term: SpfTerm): boolean {
   return term.kind === "mechanism" && term.name === "all";
+}
+
+/**
+ * True for `all`, and for a term that holds one after white space other than a space
+ * (`mx<TAB>~all`): RFC 7208 separates terms with spaces only, so receivers that follow it reject
+ * such a record, but one that splits on any white space reads an `all` there, and never evaluates
+ * what comes after it.
+ */
+export function reachesAll(term: SpfTerm): boolean {
+  return isAll(term) || term.text.split(/\s+/).some((word) => /^[+\-~?]?all$/i.test(word));
 }

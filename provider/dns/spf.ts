@@ -10,10 +10,10 @@
  */
 
 import {
-  isAll,
   isInclude,
   isSpfRecord,
   parseOrThrow,
+  reachesAll,
   sameDomain,
   SpfMechanism,
   SpfTermText,
@@ -62,7 +62,8 @@ function checkIncludeDomain(domain: string, caller: string): void {
  * The user's record with `include:<domain>` added for each include it lacks (see
  * `missingSpfIncludes`); unchanged when it has them all. Added where evaluation reaches them
  * before the record's verdict: just before the first `all` (its qualifier kept; mechanisms after
- * `all` are never evaluated, RFC 7208 §5.1), else after the last mechanism, else before the first
+ * `all` are never evaluated, RFC 7208 §5.1), or before the first term that holds one after a tab
+ * or other white space (`mx<TAB>~all`, see `reachesAll`), else after the last mechanism, else before the first
  * modifier (a record of only `redirect=`: mechanisms are evaluated before a redirect is followed,
  * §6.1, so mail the include passes passes, and everything else still gets the redirect's verdict),
  * else at the end. The user's terms are never moved, respelled or respaced; the added text is
@@ -77,7 +78,7 @@ export function mergeSpfIncludes(existing: string, includes: readonly string[]):
   const added = missingSpfIncludes(existing, includes).map((domain) => `include:${domain}`);
   if (added.length === 0) return existing;
 
-  const firstAll = terms.findIndex(isAll);
+  const firstAll = terms.findIndex(reachesAll);
   let lastMechanism = -1;
   terms.forEach((term, index) => {
     if (term.kind === "mechanism") lastMechanism = index;
@@ -135,7 +136,7 @@ export function removeSpfIncludes(record: string, includes: readonly string[]): 
  */
 export function spfIncludeProblem(record: string, include: string): string | undefined {
   const { terms } = parseOrThrow(record, "spfIncludeProblem");
-  const firstAll = terms.findIndex(isAll);
+  const firstAll = terms.findIndex(reachesAll);
   const found = terms.flatMap((term, index) =>
     isInclude(term) && term.value !== undefined && sameDomain(term.value, include) ? [{ term, index }] : [],
   );

@@ -13,12 +13,20 @@ export function quoteTxt(value: string): string {
     .join(" ");
 }
 
-/** The inverse of quoteTxt: the character-strings of quoted content, joined (as resolvers join them). */
+/**
+ * The inverse of quoteTxt: content that is a sequence of quoted character-strings (RFC 1035 §5.1:
+ * each in double quotes, `\"` and `\\` escaped, white space or nothing between them) gives their
+ * text joined, as resolvers join them (RFC 7208 §3.3). Anything else is one unquoted string, kept
+ * as it is: `v=spf1 include:"x" ~all` is that text, quotes and all, not `x`.
+ */
 export function unquoteTxt(content: string): string {
-  const strings = content.match(/"(?:[^"\\]|\\.)*"/g);
-  if (!strings) return content; // unquoted content is one string
-  return strings.map((quoted) => quoted.slice(1, -1).replace(/\\(.)/g, "$1")).join("");
+  if (!QUOTED_STRINGS.test(content)) return content;
+  const strings = content.match(/"(?:[^"\\]|\\.)*"/gs)!;
+  return strings.map((quoted) => quoted.slice(1, -1).replace(/\\(.)/gs, "$1")).join("");
 }
+
+/** Only quoted strings, with white space (or nothing) before, between and after them. */
+const QUOTED_STRINGS = /^\s*(?:"(?:[^"\\]|\\.)*"\s*)+$/s;
 
 /** Splits text into pieces of at most `maxBytes` UTF-8 bytes without cutting a character in two. */
 export function splitUtf8(text: string, maxBytes: number): string[] {

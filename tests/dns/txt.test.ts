@@ -49,4 +49,21 @@ describe("TXT quoting", () => {
   it("reads unquoted content as one string", () => {
     expect(unquoteTxt("v=spf1 -all")).toBe("v=spf1 -all");
   });
+
+  it("reads content as quoted strings only when it is nothing else: quotes inside raw text stay", () => {
+    expect(unquoteTxt('v=spf1 include:"x" ~all')).toBe('v=spf1 include:"x" ~all');
+    expect(unquoteTxt('"v=spf1" -all')).toBe('"v=spf1" -all');
+    expect(unquoteTxt('"v=spf1 -all')).toBe('"v=spf1 -all');
+    expect(unquoteTxt(' "v=spf1 "\t"-all" ')).toBe("v=spf1 -all");
+    expect(unquoteTxt('"a""b"')).toBe("ab");
+  });
+
+  it("gives back any text that does not start with a quote (after white space) unchanged", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 300 }), (text) => {
+        fc.pre(!/^\s*"/.test(text));
+        return unquoteTxt(text) === text;
+      }),
+    );
+  });
 });

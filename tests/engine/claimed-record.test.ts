@@ -1,6 +1,8 @@
+import * as path from "node:path";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { providerLoaderText } from "../../provider/providers/loader";
 import { useEmulator } from "../support/emulator";
+import { publishServiceSpf } from "../support/service-spf";
 import {
   isHostCallError,
   ProviderHost,
@@ -20,9 +22,18 @@ const text = providerLoaderText("claimedRecordProvider");
 const urn = urnFor("email-delivery:ClaimedDnsRecord", "mail-spf");
 let hosts: ProviderHost[] = [];
 
+beforeAll(() => publishServiceSpf(emulator()));
+
 /** A new Pulumi command: a fresh host, configured with the stack config. */
 async function command(config: Props = cloudflareConfig()): Promise<ProviderHost> {
-  const host = await startProviderHost();
+  // The merge's SPF check resolves through the emulator's DNS server, never elsewhere.
+  const preload = path.join(__dirname, "../support/dns-servers-preload.js");
+  const host = await startProviderHost({
+    env: {
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(preload)}`.trim(),
+      TEST_DNS_SERVER: emulator().dns.address,
+    },
+  });
   hosts.push(host);
   await host.configure(config);
   return host;

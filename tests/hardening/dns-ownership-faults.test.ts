@@ -3,6 +3,7 @@ import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt } from "../../provider/dns";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
+import { publishServiceSpf } from "../support/service-spf";
 import { destroyRun, runProgram, RunOptions } from "../../testing";
 
 /**
@@ -16,9 +17,10 @@ const emulator = useEmulator();
 let zoneId: string;
 const name = `hfault-${process.pid}.example.com`;
 
-beforeAll(() => {
+beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
+  await publishServiceSpf(emulator());
 });
 
 function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {

@@ -5,6 +5,7 @@ import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { clientFor, useEmulator } from "../support/emulator";
+import { publishAddresses, publishServiceSpf } from "../support/service-spf";
 import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from "../../testing";
 
 /**
@@ -18,9 +19,10 @@ let zoneId: string;
 let counter = 0;
 const freshName = () => `hprog${++counter}-${process.pid}.example.com`;
 
-beforeAll(() => {
+beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
+  await publishServiceSpf(emulator());
 });
 
 function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -56,6 +58,8 @@ describe("the next preview of a stack that merged its include", () => {
     const name = freshName();
     // Nine lookups of the user's own, and the service's include makes ten: allowed.
     const mine = `v=spf1 ${Array.from({ length: 9 }, (_, i) => `a:h${i}.${name}`).join(" ")} ~all`;
+    // Each with an address: three lookups that find nothing would be a permerror (RFC 7208 §4.6.4).
+    for (let i = 0; i < 9; i++) await publishAddresses(emulator(), `h${i}.${name}`);
     await cloudflare("POST", "", { name, type: "TXT", content: quoteTxt(mine), ttl: 3600 });
     const program = domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } });
 

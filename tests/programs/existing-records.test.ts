@@ -3,6 +3,7 @@ import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
+import { publishAddresses, publishServiceSpf, SERVICE_INCLUDE } from "../support/service-spf";
 import { destroyRun, DNS_RECORD_TYPE, ProgramRun, runProgram, RunOptions } from "../../testing";
 
 /**
@@ -29,14 +30,16 @@ interface ZoneRecordFields {
 
 const emulator = useEmulator();
 let zoneId: string;
+let serviceSpfId: string;
 let counter = 0;
 /** A domain name no other test uses, in the stand-in's zone (example.com). */
 const freshName = () => `own${++counter}-${process.pid}.example.com`;
 
-beforeAll(() => {
+beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   // SPF lookups (the merge's limit check) resolve through the emulator's DNS server, never elsewhere.
   dns.setServers([emulator().dns.address]);
+  serviceSpfId = await publishServiceSpf(emulator());
 });
 
 /** Cloudflare's API on the stand-in, as a user's own tooling or the dashboard would call it. */
@@ -247,13 +250,17 @@ describe("SPF merge", () => {
 
   it("refuses a record already over the limit at preview, counting through its includes", async () => {
     const name = freshName();
-    // 3 includes of 3 lookups each: 12, and nothing of the service's yet.
+    // 3 includes of 3 lookups each: 12, and nothing of the service's yet. Every a and mx finds an
+    // address: three lookups that find nothing would be a permerror first (RFC 7208 §4.6.4).
+    await publishAddresses(emulator(), `mx.${name}`);
     for (let i = 0; i < 3; i++) {
       await userRecord({
         name: `nested${i}.${name}`,
         type: "TXT",
         content: `v=spf1 a mx include:leaf.${name} -all`,
       });
+      await publishAddresses(emulator(), `nested${i}.${name}`);
+      await userRecord({ name: `nested${i}.${name}`, type: "MX", content: `mx.${name}`, priority: 10 });
     }
     await userRecord({ name: `leaf.${name}`, type: "TXT", content: "v=spf1 -all" });
     await userRecord({
@@ -275,15 +282,22 @@ describe("SPF merge", () => {
     const name = freshName();
     // The user's record needs 9 lookups (fine at preview: 9 + 1); the service's include resolves
     // to a record of 2 more, known only once the service has named it: 9 + 1 + 2 = 12.
-    for (let i = 0; i < 3; i++)
+    // Every a and mx finds an address (three lookups that find nothing would be a permerror first).
+    await publishAddresses(emulator(), `mx.${name}`);
+    for (let i = 0; i < 3; i++) {
       await userRecord({ name: `n${i}.${name}`, type: "TXT", content: "v=spf1 a mx -all" });
+      await publishAddresses(emulator(), `n${i}.${name}`);
+      await userRecord({ name: `n${i}.${name}`, type: "MX", content: `mx.${name}`, priority: 10 });
+    }
     const mine = `v=spf1 include:n0.${name} include:n1.${name} include:n2.${name} ~all`;
     await userRecord({ name, type: "TXT", content: mine });
-    const service = await userRecord({
-      name: "spf.postal.example.com",
-      type: "TXT",
-      content: "v=spf1 a mx -all",
-    });
+    await cloudflare("PATCH", `/${serviceSpfId}`, { content: quoteTxt("v=spf1 a mx -all") });
+    const serviceHosts = [
+      ...(await publishAddresses(emulator(), SERVICE_INCLUDE)),
+      String(
+        (await userRecord({ name: SERVICE_INCLUDE, type: "MX", content: `mx.${name}`, priority: 10 })).id,
+      ),
+    ];
     try {
       const run = await runProgram(
         domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
@@ -297,7 +311,8 @@ describe("SPF merge", () => {
       expect(messages(run)).toContain("Nothing was changed in the zone.");
       expect(await txtAt(name)).toEqual([mine]);
     } finally {
-      await cloudflare("DELETE", `/${String(service.id)}`);
+      await cloudflare("PATCH", `/${serviceSpfId}`, { content: quoteTxt("v=spf1 ip4:192.0.2.0/24 ~all") });
+      for (const id of serviceHosts) await cloudflare("DELETE", `/${id}`);
     }
   });
 

@@ -1,0 +1,38 @@
+import type { Emulator } from "../../emulator";
+import { quoteTxt } from "../../provider/dns";
+import { zoneRecordsApi } from "./cloudflare";
+
+/** The include the emulator's service puts in its domains' SPF records (Postal's default, `spf.postal.<zone>`). */
+export const SERVICE_INCLUDE = "spf.postal.example.com";
+
+/**
+ * Publishes the service's own SPF record at `SERVICE_INCLUDE` in the emulator's zone, as a Postal
+ * installation publishes it, and returns its id. A merge is checked as receivers evaluate the
+ * merged record, and they return permerror for an include of a name without an SPF record (RFC
+ * 7208 §5.2): without this, every merge in a test would be refused.
+ */
+export async function publishServiceSpf(
+  emulator: Emulator,
+  content = "v=spf1 ip4:192.0.2.0/24 ~all",
+): Promise<string> {
+  const record = await zoneRecordsApi(emulator, "POST", "", {
+    name: SERVICE_INCLUDE,
+    type: "TXT",
+    content: quoteTxt(content),
+    ttl: 300,
+  });
+  return String(record.id);
+}
+
+/** A and AAAA records at `name`, so that an `a` or `mx` lookup of it finds something for IPv4 and IPv6 clients. */
+export async function publishAddresses(emulator: Emulator, name: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [type, content] of [
+    ["A", "192.0.2.53"],
+    ["AAAA", "2001:db8::53"],
+  ]) {
+    const record = await zoneRecordsApi(emulator, "POST", "", { name, type, content, ttl: 300 });
+    ids.push(String(record.id));
+  }
+  return ids;
+}

@@ -1,0 +1,82 @@
+import { promises as dnsPromises } from "node:dns";
+import { quoteTxt, SpfResolver } from "../../provider/dns";
+import { Emulator, startEmulator } from "../../emulator";
+import { ALL_SETUPS, CORPUS_ZONES, FAILING_NAMES, SpfSetup } from "../fixtures/spf-corpus";
+import { DnsFaultProxy, startDnsFaultProxy } from "./dns-fault-proxy";
+
+/**
+ * The DNS the SPF corpus (tests/fixtures/spf-corpus) is evaluated against: the emulator's DNS
+ * server, on 127.0.0.1, holding every setup's records (published through its Cloudflare
+ * stand-in), behind a proxy that fails the corpus's failing names at once. Started for the
+ * file's tests and stopped after them; nothing else is queried.
+ */
+export interface CorpusDns {
+  emulator: Emulator;
+  proxy: DnsFaultProxy;
+  /** node:dns pointed at the proxy, as `SpfResolver` (a timeout of 10 s, which no answer here needs). */
+  resolver: SpfResolver;
+}
+
+export function useCorpusDns(): () => CorpusDns {
+  let dns: CorpusDns | undefined;
+  beforeAll(async () => {
+    const emulator = await startEmulator({ zones: CORPUS_ZONES });
+    try {
+      for (const setup of ALL_SETUPS) await publishSetup(emulator, setup);
+      const proxy = await startDnsFaultProxy({ upstreamPort: emulator.dns.port, ...FAILING_NAMES });
+      dns = { emulator, proxy, resolver: resolverAt(proxy.address) };
+    } catch (error) {
+      await emulator.stop();
+      throw error;
+    }
+  });
+  afterAll(async () => {
+    await dns?.proxy.close();
+    await dns?.emulator.stop();
+  });
+  return () => {
+    if (!dns) throw new Error("the corpus DNS has not started");
+    return dns;
+  };
+}
+
+/** Every name a setup publishes at: its own domain and its `dns` entries. */
+export function publishedNames(setup: SpfSetup): string[] {
+  return [setup.domain, ...setup.dns.map(([name]) => name)];
+}
+
+function resolverAt(address: string): SpfResolver {
+  const resolver = new dnsPromises.Resolver({ timeout: 10_000, tries: 1 });
+  resolver.setServers([address]);
+  return {
+    txt: (name) => resolver.resolveTxt(name),
+    a: (name) => resolver.resolve4(name),
+    aaaa: (name) => resolver.resolve6(name),
+    mx: (name) => resolver.resolveMx(name),
+  };
+}
+
+async function publishSetup(emulator: Emulator, setup: SpfSetup): Promise<void> {
+  const entries = [[setup.domain, "TXT", setup.record], ...setup.dns];
+  for (const [name, type, content, priority] of entries) {
+    const zone = emulator.cloudflare.zones.find((z) => name === z.name || name.endsWith(`.${z.name}`));
+    if (!zone) throw new Error(`setup ${setup.id}: ${name} is in none of the emulator's zones`);
+    const response = await fetch(`${emulator.cloudflare.url}/zones/${zone.id}/dns_records`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${emulator.cloudflare.apiToken}`,
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify({
+        name,
+        type,
+        content: type === "TXT" ? quoteTxt(String(content)) : content,
+        ttl: 300,
+        ...(priority === undefined ? {} : { priority }),
+      }),
+    });
+    const answer = (await response.json()) as { success: boolean; errors: unknown };
+    if (!answer.success)
+      throw new Error(`setup ${setup.id}: publishing ${type} ${name}: ${JSON.stringify(answer.errors)}`);
+  }
+}
