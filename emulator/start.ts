@@ -152,12 +152,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const started: { close(): Promise<void> }[] = [];
   let stopping: Promise<void> | undefined;
   try {
-    const dnsServer = await startDnsServer({ store, host, port: options.ports?.dns ?? 0 });
+    const dns: MailDnsConfig = { ...defaultMailDnsConfig(), ...options.dns };
+    const dnsServer = await startDnsServer({
+      store,
+      host,
+      port: options.ports?.dns ?? 0,
+      spfInclude: dns.spfInclude,
+    });
     started.push(dnsServer);
     const dnsAddress = `${dnsServer.host}:${dnsServer.port}`;
     const resolver = options.resolver ?? dnsAddress;
 
-    const dns: MailDnsConfig = { ...defaultMailDnsConfig(), ...options.dns };
     const cloudflareConfig: CloudflareConfig = {
       apiToken: cloudflareToken,
       splitLongTxt: options.splitLongTxt ?? true,

@@ -1,7 +1,9 @@
 import * as dgram from "node:dgram";
 import * as net from "node:net";
 import { Store } from "../store/store";
+import type { ZoneData } from "./lookup";
 import { answerMessage } from "./message";
+import { withServiceRecords } from "./service-records";
 import { TcpFrameReader, frameTcpMessage } from "./tcp-framing";
 
 /**
@@ -12,6 +14,8 @@ import { TcpFrameReader, frameTcpMessage } from "./tcp-framing";
 
 export interface DnsServerOptions {
   store: Store;
+  /** The service's `dns.spf_include`: its SPF record is answered too (service-records.ts). */
+  spfInclude?: string;
   host: string;
   /** 0 picks a port free for both UDP and TCP. */
   port: number;
@@ -28,7 +32,10 @@ const TCP_IDLE_MS = 10_000;
 const PORT_ATTEMPTS = 5;
 
 export async function startDnsServer(options: DnsServerOptions): Promise<RunningDnsServer> {
-  const zoneData = () => options.store.state.cloudflare;
+  const zoneData = () =>
+    options.spfInclude === undefined
+      ? options.store.state.cloudflare
+      : withServiceRecords(options.store.state.cloudflare, options.spfInclude);
   for (let attempt = 1; ; attempt++) {
     const udp = await bindUdp(options.host, options.port, zoneData);
     const port = udp.address().port;
@@ -43,7 +50,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<Running
   }
 }
 
-type ZoneDataSource = () => Store["state"]["cloudflare"];
+type ZoneDataSource = () => ZoneData;
 
 function bindUdp(host: string, port: number, zoneData: ZoneDataSource): Promise<dgram.Socket> {
   const socket = dgram.createSocket(net.isIPv6(host) ? "udp6" : "udp4");

@@ -69,8 +69,11 @@ export function refuseOwnRecordInTheWay(
   );
 }
 
-/** Fails a merge whose record would need more DNS lookups than receivers evaluate (nothing written). */
-export async function refuseOverLookupLimit(inputs: ClaimedRecordInputs, merged: string): Promise<void> {
+/**
+ * Fails a merge whose record receivers would reject (permerror: over 10 lookups, a syntax error,
+ * an include of a name without an SPF record…), with nothing written.
+ */
+export async function refuseRejectedMerge(inputs: ClaimedRecordInputs, merged: string): Promise<void> {
   const { problem } = await checkSpfLookups(merged, inputs.name);
   if (problem) {
     throw new Error(

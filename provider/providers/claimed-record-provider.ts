@@ -25,7 +25,7 @@ import {
 import {
   noLongerThisStacks,
   publisherOf,
-  refuseOverLookupLimit,
+  refuseRejectedMerge,
   refuseOwnRecordInTheWay,
   takeOver,
 } from "./claimed-record-guards";
@@ -104,7 +104,7 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
       case "merge": {
         const before = recordIn(zone, claim.record);
         const merged = claim.content!;
-        await refuseOverLookupLimit(inputs, merged);
+        await refuseRejectedMerge(inputs, merged);
         const outs = {
           ...inputsOnly,
           ownership: "merged" as const,
@@ -162,7 +162,7 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
         );
       }
       const next = remerged(current.content, news.content, state.added ?? []);
-      await refuseOverLookupLimit(news, next.content);
+      await refuseRejectedMerge(news, next.content);
       const written =
         next.content === unquoteTxt(current.content)
           ? current

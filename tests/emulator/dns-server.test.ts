@@ -5,6 +5,7 @@ import * as dnsPacket from "dns-packet";
 import { addZone, cloudflareService } from "../../emulator/cloudflare";
 import { startDnsServer } from "../../emulator/dns";
 import { lookup } from "../../emulator/dns/lookup";
+import { SERVICE_SPF, withServiceRecords } from "../../emulator/dns/service-records";
 import { TcpFrameReader, frameTcpMessage } from "../../emulator/dns/tcp-framing";
 import { FaultInjector } from "../../emulator/http/faults";
 import { RequestLog } from "../../emulator/http/request-log";
@@ -282,5 +283,32 @@ describe("raw messages", () => {
       [2, false],
       [6, false],
     ]);
+  });
+});
+
+describe("the service's own SPF record", () => {
+  const data = () => ({ zones: [zone], records: store.state.cloudflare.records });
+
+  it("is answered at dns.spf_include, though no zone record holds it (a zone read does not see it)", () => {
+    const answered = lookup(
+      withServiceRecords(data(), "spf.postal.example.com"),
+      "spf.postal.example.com",
+      "TXT",
+    );
+    expect(answered.answers).toEqual([
+      expect.objectContaining({ type: "TXT", data: [Buffer.from(SERVICE_SPF)] }),
+    ]);
+    expect(store.state.cloudflare.records.some((r) => r.name === "spf.postal.example.com")).toBe(false);
+  });
+
+  it("gives way to a record of the zone at that name, and to nothing outside the stand-in's zones", () => {
+    addRecord({ name: "spf.postal.example.com", type: "TXT", content: '"v=spf1 -all"' });
+    const answered = lookup(
+      withServiceRecords(data(), "spf.postal.example.com"),
+      "spf.postal.example.com",
+      "TXT",
+    );
+    expect(answered.answers).toEqual([expect.objectContaining({ data: [Buffer.from("v=spf1 -all")] })]);
+    expect(withServiceRecords(data(), "spf.postal.example.net").records).toEqual(data().records);
   });
 });

@@ -2,7 +2,6 @@ import * as path from "node:path";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { providerLoaderText } from "../../provider/providers/loader";
 import { useEmulator } from "../support/emulator";
-import { publishServiceSpf } from "../support/service-spf";
 import {
   isHostCallError,
   ProviderHost,
@@ -21,8 +20,6 @@ const emulator = useEmulator();
 const text = providerLoaderText("claimedRecordProvider");
 const urn = urnFor("email-delivery:ClaimedDnsRecord", "mail-spf");
 let hosts: ProviderHost[] = [];
-
-beforeAll(() => publishServiceSpf(emulator()));
 
 /** A new Pulumi command: a fresh host, configured with the stack config. */
 async function command(config: Props = cloudflareConfig()): Promise<ProviderHost> {

@@ -7,7 +7,6 @@ import { quoteTxt } from "../../provider/dns/txt";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
-import { publishServiceSpf } from "../support/service-spf";
 
 /**
  * Adversarial review of `ClaimedDnsRecord`'s provider, called as the provider host calls it
@@ -25,7 +24,6 @@ const OWNER = "email-delivery/test";
 beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
-  await publishServiceSpf(emulator());
   forgetConfig();
   await claimedRecordProvider.configure!(
     configureRequest({

@@ -230,6 +230,12 @@ describe("6. the service's SPF include changes", () => {
     const name = freshName();
     await userRecord({ name, type: "TXT", content: quoteTxt("v=spf1 include:_spf.google.com ~all") });
     const { id, outs } = await create(inputs({ name }));
+    // The service's new include leads to its SPF record, as receivers need.
+    await userRecord({
+      name: "spf2.postal.example.com",
+      type: "TXT",
+      content: quoteTxt("v=spf1 ip4:198.51.100.0/24 ~all"),
+    });
     const moved = inputs({ name, content: quoteTxt("v=spf1 a mx include:spf2.postal.example.com ~all") });
     expect((await provider.diff(id, outs, moved)).changes).toBe(true);
     const updated = await provider.update(id, outs, moved);

@@ -6,10 +6,9 @@ import { zoneRecordsApi } from "./cloudflare";
 export const SERVICE_INCLUDE = "spf.postal.example.com";
 
 /**
- * Publishes the service's own SPF record at `SERVICE_INCLUDE` in the emulator's zone, as a Postal
- * installation publishes it, and returns its id. A merge is checked as receivers evaluate the
- * merged record, and they return permerror for an include of a name without an SPF record (RFC
- * 7208 §5.2): without this, every merge in a test would be refused.
+ * Publishes an SPF record of the service's at `SERVICE_INCLUDE` in the emulator's zone and returns
+ * its id: a record of the zone wins over the one the emulator's DNS serves there by itself
+ * (emulator/dns/service-records.ts), so a test can change what the include leads to.
  */
 export async function publishServiceSpf(
   emulator: Emulator,
