@@ -399,7 +399,14 @@ class Run {
     if (args.token === GET_DNS_RECORDS) {
       if (!this.options.emulator)
         throw new Error(`${args.token} reads the zone: give runProgram an emulator`);
-      return getDnsRecords(this.options.emulator, inputs);
+      try {
+        return await getDnsRecords(this.options.emulator, inputs);
+      } catch (error) {
+        // Pulumi's invoke passes on only an error's `details`, as the engine's gRPC error carries
+        // the provider's message: without it the program would see an empty error.
+        const message = errorMessage(error);
+        throw Object.assign(new Error(message), { details: message });
+      }
     }
     this.errors.push({ source: "program", subject: args.token, message: `unexpected invoke ${args.token}` });
     return {};

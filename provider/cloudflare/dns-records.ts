@@ -176,13 +176,18 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
    */
   async function listPages(zoneId: string, filter: Record<string, string>, perPage: number, what: string) {
     const found: ZoneRecord[] = [];
+    const ids = new Set<string>();
     for (let page = 1; page <= MAX_PAGES; page++) {
       const query = new URLSearchParams({ ...filter, per_page: String(perPage), page: String(page) });
       const answer = await idempotent(what, "GET", `${records(zoneId)}?${query}`);
       const envelope = succeeded(answer);
       if (!envelope || !Array.isArray(envelope.result)) throw failure(what, answer);
       const result = envelope.result as unknown[];
-      found.push(...result.map(zoneRecord));
+      // A record added meanwhile moves the others a place back: one of them is then read twice.
+      for (const record of result.map(zoneRecord)) {
+        if (!ids.has(record.id)) found.push(record);
+        ids.add(record.id);
+      }
       const totalPages = envelope.result_info?.total_pages;
       if (result.length === 0 || (totalPages !== undefined && page >= totalPages)) return found;
     }

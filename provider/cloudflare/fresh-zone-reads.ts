@@ -98,6 +98,17 @@ async function readNames(
     const name = normalName(record.name);
     if (names.has(name)) byName.set(name, [...(byName.get(name) ?? []), record]);
   }
+  // Several pages are offset paging: a record deleted elsewhere meanwhile can make one slip onto a
+  // page already read. Each name is confirmed by a read of its own (one page), and both count.
+  if (zone.wholeReadRequests > 1) {
+    await Promise.all(
+      [...names].map(async (name) => {
+        const seen = new Set((byName.get(name) ?? []).map((record) => record.id));
+        const alone = (await api.list(zoneId, { name })).filter((record) => !seen.has(record.id));
+        byName.set(name, [...(byName.get(name) ?? []), ...alone]);
+      }),
+    );
+  }
   return byName;
 }
 

@@ -89,7 +89,12 @@ export type Claim =
   | { action: "merge"; record: ExistingRecord; content?: string; added?: string[] }
   /** Not decidable yet: the record's content is unknown (decided again once it is known). */
   | { action: "undecided" }
-  | { action: "refuse"; problem: string };
+  /**
+   * `notIdentical`: `adopt` met a record that holds something else, which is also what a record
+   * the stack adopted before looks like once edited by hand (adopted records keep their owner's
+   * comment): a caller that knows the stack published the domain before may treat it as drift.
+   */
+  | { action: "refuse"; problem: string; notIdentical?: true };
 
 /**
  * The claim on `planned`'s name, given the zone's records at that name (any type) and the policy
@@ -199,10 +204,12 @@ export function claimFor(
       if (identical(planned, existing)) return { action: "adopt", record: existing };
       return {
         action: "refuse",
+        notIdentical: true,
         problem:
           `the ${what} at ${planned.name} already exists and is not the one to publish: it holds ${describe(existing)}, ` +
-          `the service's is ${planned.type} ${JSON.stringify(planned.content)}. \`adopt\` takes over only an identical ` +
-          `record: choose "overwrite" to replace it (restored on destroy)${planned.purpose === "spf" ? ', or "merge"' : ""}, or remove it.`,
+          `the service's is ${planned.type} ${JSON.stringify(planned.type.toUpperCase() === "TXT" ? unquoteTxt(planned.content) : planned.content)}. ` +
+          `\`adopt\` takes over only an identical record: choose "overwrite" to replace it (restored on destroy)` +
+          `${planned.purpose === "spf" ? ', or "merge"' : ""}, or remove it.`,
       };
     case "overwrite":
       return { action: "overwrite", record: existing };

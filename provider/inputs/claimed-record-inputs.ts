@@ -34,6 +34,8 @@ export interface ClaimedRecordInputs {
   policy: ClaimPolicy;
   /** `project/stack`: whose ownership mark counts as this stack's. */
   owner: string;
+  /** Names the stack had before `pulumi stack rename`: their marks count as its own too. Absent when none. */
+  formerStacks?: string[];
 }
 
 export function checkClaimedRecordInputs(news: object): CheckedInputs<ClaimedRecordInputs> {
@@ -77,6 +79,12 @@ export function checkClaimedRecordInputs(news: object): CheckedInputs<ClaimedRec
     owner: {
       schema: () => text("project/stack")().regex(/^[^\s/:]+\/[^\s:]+$/, "must be project/stack"),
       required: true,
+    },
+    formerStacks: {
+      schema: () =>
+        z.array(text("a stack name")(), {
+          error: (issue) => `must be a list of stack names, not ${describeValue(issue.input)}`,
+        }),
     },
   });
 }

@@ -12,10 +12,14 @@ import type { ClaimedRecordOutputs, Ownership } from "./claimed-record-contents"
 import { claimed } from "./claimed-record-contents";
 import type { StoredProviderProperty } from "./stored-provider";
 
-/** The stack an ownership input (`project/stack`) names. */
-export function publisherOf(owner: string): Publisher {
-  const slash = owner.indexOf("/");
-  return { project: owner.slice(0, slash), stack: owner.slice(slash + 1) };
+/** The stack a claimed record's inputs name (`owner`, `project/stack`, and its former names). */
+export function publisherOf(inputs: Pick<ClaimedRecordInputs, "owner" | "formerStacks">): Publisher {
+  const slash = inputs.owner.indexOf("/");
+  return {
+    project: inputs.owner.slice(0, slash),
+    stack: inputs.owner.slice(slash + 1),
+    formerStacks: inputs.formerStacks ?? [],
+  };
 }
 
 /**
@@ -33,8 +37,8 @@ export function noLongerThisStacks(
   if (name(current.name) !== name(state.name)) return `it is now named ${current.name}`;
   if (current.type.toUpperCase() !== state.type.toUpperCase()) return `it is now a ${current.type} record`;
   if (ownership === "created" || ownership === "overwritten") {
-    const { project, stack } = publisherOf(state.owner);
-    if (recordOwner(current.comment, project, stack).kind !== "this-stack")
+    const { project, stack, formerStacks } = publisherOf(state);
+    if (recordOwner(current.comment, project, stack, formerStacks).kind !== "this-stack")
       return `its comment no longer carries this stack's mark (${JSON.stringify(current.comment ?? "")})`;
   }
   return undefined;
@@ -56,7 +60,8 @@ export function refuseOwnRecordInTheWay(
   const own = zone.filter(
     (record) =>
       competes(inputs, record) &&
-      recordOwner(record.comment, publisher.project, publisher.stack).kind === "this-stack" &&
+      recordOwner(record.comment, publisher.project, publisher.stack, publisher.formerStacks).kind ===
+        "this-stack" &&
       (inputs.purpose !== "mx" || identical(inputs, record)),
   );
   if (own.length === 0) return;

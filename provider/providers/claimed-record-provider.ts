@@ -76,7 +76,7 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
     const api = cloudflareApi();
     // The zone as it is now, read for this create (and every create that starts with it).
     const zone = await freshRecordsAt(api, cloudflareAccount(), inputs.zoneId, inputs.name);
-    const publisher = publisherOf(inputs.owner);
+    const publisher = publisherOf(inputs);
     const claim = claimFor(inputs, zone, inputs.policy, publisher);
     const inputsOnly = withoutStoredProvider(inputs);
     switch (claim.action) {
@@ -130,6 +130,17 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
   ): Promise<ReadAnswer<ClaimedRecordInputs, ClaimedRecordOutputs>> {
     const record = await cloudflareApi().get(state.zoneId, id);
     if (!record) return { id: undefined, props: {} };
+    // Moved, remade or re-marked by the user: theirs now, as destroy treats it. Gone from the
+    // stack's view, so the next `up` claims the name anew (under its policy) instead of writing
+    // the stack's record back over the user's.
+    const moved = noLongerThisStacks(record, state, state.ownership);
+    if (moved) {
+      log.warn(
+        `${state.type} record ${state.name} (id ${id}) is no longer this stack's: ${moved}. It is left as it is, and ` +
+          "the next `pulumi up` claims the name anew.",
+      );
+      return { id: undefined, props: {} };
+    }
     const { publishedProxied: _before, ...kept } = withoutStoredProvider(state);
     const outs: ClaimedRecordOutputs = {
       ...kept,
@@ -150,6 +161,13 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
       throw new Error(
         `${news.type} record ${news.name} (id ${id}) is no longer in the zone: run \`pulumi refresh\` (it is then ` +
           "claimed again by the next `pulumi up`).",
+      );
+    }
+    const moved = noLongerThisStacks(current, olds, olds.ownership);
+    if (moved) {
+      throw new Error(
+        `${news.type} record ${news.name} (id ${id}) is no longer this stack's: ${moved}. Run \`pulumi refresh\` ` +
+          "(the stack then lets it go), then `pulumi up` to claim the name anew. Nothing was changed in the zone.",
       );
     }
     const { publishedProxied: _proxied, ...state } = withoutStoredProvider(olds);

@@ -19,6 +19,8 @@ export interface ClaimedDnsRecordArgs {
   policy: ClaimPolicy;
   /** `project/stack`. */
   owner: string;
+  /** What the stack was called before `pulumi stack rename` (`emailDelivery:formerStackNames`). */
+  formerStacks?: string[];
 }
 
 /**
@@ -34,6 +36,8 @@ export class ClaimedDnsRecord extends EmailDeliveryDynamicResource {
   declare readonly added: pulumi.Output<string[] | undefined>;
   /** What the record holds, as last written or read (TXT quoted). */
   declare readonly publishedContent: pulumi.Output<string>;
+  /** True when a refresh found the record proxied (written unproxied again by the next update). */
+  declare readonly publishedProxied: pulumi.Output<boolean | undefined>;
 
   constructor(name: string, args: ClaimedDnsRecordArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -41,7 +45,7 @@ export class ClaimedDnsRecord extends EmailDeliveryDynamicResource {
       "ClaimedDnsRecord",
       name,
       { ...args },
-      ["recordId", "ownership", "original", "added", "publishedContent"],
+      ["recordId", "ownership", "original", "added", "publishedContent", "publishedProxied"],
       // Deleted before a replacement is made: the zone would refuse a second identical record.
       { deleteBeforeReplace: true, ...opts },
     );

@@ -8,7 +8,7 @@ import {
   ttlProblem,
   zoneIdProblem,
 } from "../dns";
-import { ExistingRecordPolicies } from "./existing-record-policies";
+import { claimedRecordsProblem, ExistingRecordPolicies } from "./existing-record-policies";
 import type { DomainCloudflareArgs } from "./domain";
 import { DeclareRecord, recordDeclarer, thisStack } from "./record-declarer";
 import { ZoneSurvey } from "./zone-survey";
@@ -42,8 +42,22 @@ const SINGLE_RECORDS = [
   { purpose: "return_path", type: "CNAME" },
 ] as const;
 
-/** Postal's return-path prefix: where the record goes, before the service has said so. */
-const RETURN_PATH_PREFIX = "psrp";
+/**
+ * Where the return path goes before the service has said so: Postal's prefix (`psrp`, its
+ * `dns.custom_return_path_prefix`), or the one stack config `emailDelivery:returnPathPrefix` names
+ * for an installation that changed it.
+ */
+function returnPathPrefix(parent: pulumi.Resource): string {
+  const prefix = pulumi.runtime.getConfig("emailDelivery:returnPathPrefix") ?? "psrp";
+  if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(prefix)) {
+    throw new pulumi.ResourceError(
+      `stack config emailDelivery:returnPathPrefix must be one DNS label in lowercase (your installation's ` +
+        `dns.custom_return_path_prefix, e.g. "psrp"), not ${JSON.stringify(prefix)}`,
+      parent,
+    );
+  }
+  return prefix;
+}
 
 /**
  * Checks the Cloudflare settings and looks at the zone before the domain exists: where the names
@@ -73,18 +87,15 @@ export function zonePreflight(
   } catch (error) {
     throw new pulumi.ResourceError(`Domain ${name}: ${(error as Error).message}`, parent);
   }
-  const claimed = policies.claimed();
-  if (settings.provider && claimed.length > 0) {
-    throw new pulumi.ResourceError(
-      `Domain ${name}: ${claimed.join(", ")} cannot be carried out with cloudflare.provider: this package writes ` +
-        "those records itself, with the default Cloudflare provider's settings (stack config cloudflare:apiToken " +
-        "and cloudflare:baseUrl, or CLOUDFLARE_API_TOKEN and CLOUDFLARE_BASE_URL). Leave out `provider`, or use " +
-        '"fail" and sort out the existing records by hand.',
-      parent,
-    );
-  }
+  const claimedProblem = claimedRecordsProblem(
+    policies.claimed(),
+    settings.provider ?? parent.getProvider("cloudflare:index/dnsRecord:DnsRecord"),
+    pulumi.runtime.getConfig("cloudflare:apiToken") ?? process.env.CLOUDFLARE_API_TOKEN,
+  );
+  if (claimedProblem) throw new pulumi.ResourceError(`Domain ${name}: ${claimedProblem}`, parent);
   const survey = new ZoneSurvey(settings.provider, parent);
   const publisher = thisStack(parent);
+  const prefix = returnPathPrefix(parent);
   // Counted before any question about the zone is asked, so that the zone is read once for all.
   pulumi
     .all([settings.zoneId, options.domainName])
@@ -98,7 +109,7 @@ export function zonePreflight(
     .apply(async ([zoneId, domainName]): Promise<pulumi.Resource[]> => {
       const planned: PlannedRecord[] = [
         { purpose: "spf", name: domainName, type: "TXT" },
-        { purpose: "return_path", name: `${RETURN_PATH_PREFIX}.${domainName}`, type: "CNAME" },
+        { purpose: "return_path", name: `${prefix}.${domainName}`, type: "CNAME" },
         ...(options.mx ? [{ purpose: "mx", name: domainName, type: "MX" } as const] : []),
         ...(options.dmarc !== undefined
           ? [
@@ -120,7 +131,7 @@ export function zonePreflight(
         name,
         zoneId,
         domainName,
-        `${RETURN_PATH_PREFIX}.${domainName}`,
+        `${prefix}.${domainName}`,
         publisher,
       );
       for (const record of planned) await survey.check(name, zoneId, record, policies, publisher, before);

@@ -1,3 +1,4 @@
+import type * as pulumi from "@pulumi/pulumi";
 import type {
   ExistingRecordPolicy,
   MxExistingRecordPolicy,
@@ -108,4 +109,37 @@ export class ExistingRecordPolicies {
       .filter((key) => this.byKey[key] !== "fail")
       .map((key) => `cloudflare.existingRecords.${key}`);
   }
+}
+
+/**
+ * Why the records this package claims itself (`claimed`, the policies other than "fail") cannot
+ * be written as the Domain is set up, if they cannot: it writes them with the default Cloudflare
+ * provider's token (stack config `cloudflare:apiToken`, else CLOUDFLARE_API_TOKEN), never with a
+ * provider given to the Domain (`cloudflare.provider`, or `providers` on it or a parent), and an
+ * API key with an email is no token. Checked when the program runs, so the preview fails and an
+ * `up` makes nothing on the service.
+ */
+export function claimedRecordsProblem(
+  claimed: readonly string[],
+  provider: pulumi.ProviderResource | undefined,
+  token: string | undefined,
+): string | undefined {
+  if (claimed.length === 0) return undefined;
+  const settings =
+    "the default Cloudflare provider's settings (stack config cloudflare:apiToken and cloudflare:baseUrl, or " +
+    "CLOUDFLARE_API_TOKEN and CLOUDFLARE_BASE_URL)";
+  if (provider) {
+    return (
+      `${claimed.join(", ")} cannot be carried out with cloudflare.provider (or a Cloudflare provider in ` +
+      `providers, on this Domain or a parent): this package writes those records itself, with ${settings}. ` +
+      'Leave the provider out, or use "fail" and sort out the existing records by hand.'
+    );
+  }
+  if (!token) {
+    return (
+      `${claimed.join(", ")} need a Cloudflare API token: this package writes those records itself, with ${settings}, ` +
+      "and neither is set (an API key with an email, which the Cloudflare provider also takes, is not enough)."
+    );
+  }
+  return undefined;
 }

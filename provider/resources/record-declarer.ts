@@ -55,6 +55,8 @@ export function recordDeclarer(
           comment,
           policy: policy as ClaimPolicy,
           owner: `${publisher.project}/${publisher.stack}`,
+          // Only when there are any: a stack never renamed keeps the inputs it always had.
+          ...(publisher.formerStacks?.length ? { formerStacks: [...publisher.formerStacks] } : {}),
         },
         { parent },
       );

@@ -39,6 +39,21 @@ export const NAME_READ_LIMIT = 1000;
 /** The provider's function token: the default provider is found by it, as the engine finds it. */
 const GET_DNS_RECORDS = "cloudflare:index/getDnsRecords:getDnsRecords";
 
+/**
+ * The provider answered a read with no `results` at all: not an empty zone but no read. The engine
+ * answers so for a provider whose configuration is not known yet (a preview where the token comes
+ * from a resource still to be made).
+ */
+export class ZoneNotRead extends Error {
+  constructor(readonly zoneId: string) {
+    super(
+      `the Cloudflare provider answered the read of zone ${zoneId} without any records, as it does when its ` +
+        "configuration is not known yet",
+    );
+    this.name = "ZoneNotRead";
+  }
+}
+
 type ReadRecords = (
   args: cloudflare.GetDnsRecordsArgs,
   provider: pulumi.ProviderResource | undefined,
@@ -53,6 +68,10 @@ interface ZoneState {
   /** Per domain: its records and those under it, or undefined when a page or more. */
   byDomain: Map<string, Promise<ExistingRecord[] | undefined>>;
   byName: Map<string, Promise<ExistingRecord[]>>;
+  /** The whole zone read a second time, to confirm what a read of several pages found (`confirmedAt`). */
+  again?: Promise<ExistingRecord[] | undefined>;
+  /** Whether the run said that the zone could not be read. */
+  notReadSaid?: boolean;
 }
 
 /** The zone reads of one program run through one Cloudflare provider (or the default one). */
@@ -63,6 +82,14 @@ export class ZoneReads {
     private readonly provider: pulumi.ProviderResource | undefined,
     private readonly read: ReadRecords = readThroughProvider,
   ) {}
+
+  /** True the first time a zone could not be read in this run (to say so once). */
+  firstNotRead(zoneId: string): boolean {
+    const zone = this.zone(zoneId);
+    if (zone.notReadSaid) return false;
+    zone.notReadSaid = true;
+    return true;
+  }
 
   /** Counts `domain` among the run's domains on `zoneId`, before that zone is read. */
   register(zoneId: string, domain: string): void {
@@ -90,6 +117,28 @@ export class ZoneReads {
   }
 
   /**
+   * The records at `name`, confirmed for a write about to be made there because nothing was in
+   * the way. A read of several pages is offset paging: a record deleted elsewhere in the zone while
+   * it is read moves the records after it a place forward, and one can slip onto a page already
+   * read. Such a read is made a second time (once per zone and run, shared by every write's check,
+   * and only for writes: a preview and a run that publishes nothing new pay nothing), and the
+   * records found by either count: a record missed by one read is seen by the other. A read of one
+   * page, of one domain or of one name cannot miss a record that way and is taken as it is.
+   */
+  async confirmedAt(zoneId: string, name: string): Promise<ExistingRecord[]> {
+    const wanted = normalName(name);
+    const first = await this.recordsAt(zoneId, wanted);
+    const zone = this.zone(zoneId);
+    const whole = await zone.whole;
+    if (!whole || whole.length < RECORDS_PER_PAGE) return first;
+    zone.again ??= nextTurn().then(() => this.readWhole(zoneId, Math.max(zone.domains.size, 1)));
+    const again = await zone.again;
+    // Grown past what reading it whole was worth since: this name alone, then.
+    const second = again ? named(again, wanted) : await this.readName(zoneId, wanted);
+    return uniqueById([...first, ...second]);
+  }
+
+  /**
    * The zone's records at `domain` and under it, when the run's reads cover them (the whole zone,
    * or the domain alone); undefined when only reads by exact name are worth making.
    */
@@ -112,24 +161,33 @@ export class ZoneReads {
     return zone;
   }
 
+  /** The records a read found; a read answered without `results` is no read. */
+  private async results(
+    args: cloudflare.GetDnsRecordsArgs,
+  ): Promise<cloudflare.types.output.GetDnsRecordsResult[]> {
+    const found = await this.read(args, this.provider);
+    if (!Array.isArray(found?.results)) throw new ZoneNotRead(String(args.zoneId));
+    // A record added while a read of several pages is under way moves the others a place back:
+    // one of them is then read twice.
+    const seen = new Set<string>();
+    return found.results.filter((result) => !seen.has(result.id) && seen.add(result.id));
+  }
+
   private async readWhole(zoneId: string, domains: number): Promise<ExistingRecord[] | undefined> {
     const maxItems = domains * PAGES_PER_DOMAIN * RECORDS_PER_PAGE;
-    const found = await this.read({ zoneId, maxItems }, this.provider);
-    const results = found.results ?? [];
+    const results = await this.results({ zoneId, maxItems });
     return results.length < maxItems ? results.map(existingRecord) : undefined;
   }
 
   private async readDomain(zoneId: string, domain: string): Promise<ExistingRecord[] | undefined> {
     const maxItems = RECORDS_PER_PAGE;
-    const found = await this.read({ zoneId, name: { endswith: domain }, maxItems }, this.provider);
-    const results = found.results ?? [];
+    const results = await this.results({ zoneId, name: { endswith: domain }, maxItems });
     return results.length < maxItems ? results.map(existingRecord) : undefined;
   }
 
   private async readName(zoneId: string, name: string): Promise<ExistingRecord[]> {
     const maxItems = NAME_READ_LIMIT;
-    const found = await this.read({ zoneId, name: { exact: name }, maxItems }, this.provider);
-    const results = found.results ?? [];
+    const results = await this.results({ zoneId, name: { exact: name }, maxItems });
     if (results.length >= maxItems) {
       throw new Error(
         `zone ${zoneId} holds ${maxItems} or more records named ${name}: a read of them may be incomplete, ` +
@@ -174,6 +232,11 @@ function nextTurn(): Promise<void> {
 
 function normalName(name: string): string {
   return name.toLowerCase().replace(/\.$/, "");
+}
+
+function uniqueById(records: readonly ExistingRecord[]): ExistingRecord[] {
+  const seen = new Set<string>();
+  return records.filter((record) => !seen.has(record.id) && seen.add(record.id));
 }
 
 function named(records: readonly ExistingRecord[], name: string): ExistingRecord[] {

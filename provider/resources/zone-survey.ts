@@ -1,11 +1,12 @@
 import type * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
-import { Claim, claimFor, ExistingRecord, PlannedRecord, Publisher } from "../dns/existing-records";
+import { Claim, claimFor, competes, ExistingRecord, PlannedRecord, Publisher } from "../dns/existing-records";
+import { dmarcRecordName } from "../dns/dmarc";
 import { recordOwner } from "../dns/ownership";
 import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
-import { ZoneReads, zoneReadsFor } from "./zone-reads";
+import { ZoneNotRead, ZoneReads, zoneReadsFor } from "./zone-reads";
 import type { ExistingRecordPolicies } from "./existing-record-policies";
 
 /**
@@ -33,9 +34,11 @@ export class ZoneSurvey {
   }
 
   /**
-   * Whether this stack has published records for `domain` already (a record with its mark at the
-   * return path, or anywhere under the domain the run's reads cover): the domain is then one the
-   * stack made before, whose records' contents the service gave and the next checks know.
+   * Whether this stack has published records for `domain` already: a record with its mark at one
+   * of the names this domain publishes at (the name, the return path, `_dmarc.`, a
+   * `._domainkey.` name), among those the run's reads cover (else the return path's). The domain
+   * is then one the stack made before, whose records' contents the service gave and the next
+   * checks know.
    */
   async publishedBefore(
     component: string,
@@ -51,23 +54,43 @@ export class ZoneSurvey {
       async () =>
         (await this.reads.recordsUnder(zoneId, domain)) ?? (await this.recordsAt(zoneId, returnPath)),
     );
+    if (records === undefined) return false;
+    // Only the names this domain publishes at: the stack's records of another Domain under it (a
+    // subdomain's) say nothing about this one.
+    const own = new Set([domain, returnPath, dmarcRecordName(domain)].map((n) => n.toLowerCase()));
+    const dkim = new RegExp(`^[^.]+\\._domainkey\\.${domain.toLowerCase().replace(/\./g, "\\.")}$`);
     return records.some(
       (record) =>
+        (own.has(record.name.toLowerCase()) || dkim.test(record.name.toLowerCase())) &&
         recordOwner(record.comment, publisher.project, publisher.stack, publisher.formerStacks).kind ===
-        "this-stack",
+          "this-stack",
     );
   }
 
-  /** A read of the zone, whose failure names the component, the zone and the name. */
+  /**
+   * A read of the zone, whose failure names the component, the zone and the name. Undefined when
+   * a preview could not read it (the provider's configuration is not known yet): the checks are
+   * then made by the update, which reads it before anything is made.
+   */
   private async reading<T>(
     component: string,
     zoneId: string,
     name: string,
     read: () => Promise<T>,
-  ): Promise<T> {
+  ): Promise<T | undefined> {
     try {
       return await read();
     } catch (error) {
+      if (error instanceof ZoneNotRead && pulumi.runtime.isDryRun()) {
+        if (this.reads.firstNotRead(zoneId)) {
+          pulumi.log.warn(
+            `${component}: ${error.message}: what the zone holds where the Domains publish is checked by ` +
+              "`pulumi up`, before anything is made.",
+            this.parent,
+          );
+        }
+        return undefined;
+      }
       const reason = error instanceof Error && error.message ? error.message : String(error);
       throw new pulumi.ResourceError(
         `Domain ${component}: the read of zone ${zoneId} at ${name} failed: ${reason}`,
@@ -92,9 +115,42 @@ export class ZoneSurvey {
     const zone = await this.reading(component, zoneId, planned.name, () =>
       this.recordsAt(zoneId, planned.name),
     );
-    const claim = claimFor(planned, zone, policies.of(planned.purpose), publisher);
-    if (claim.action === "refuse")
-      throw new pulumi.ResourceError(`Domain ${component}: ${claim.problem}`, this.parent);
+    if (zone === undefined) return { action: "undecided" };
+    let claim = claimFor(planned, zone, policies.of(planned.purpose), publisher);
+    // About to publish where nothing is, not even the stack's own record: what a read of several
+    // pages found is confirmed first (zone-reads.ts `confirmedAt`). A preview writes nothing, and
+    // a record the stack holds already is not written again: neither pays for it.
+    if (
+      claim.action === "create" &&
+      !zone.some((record) => competes(planned, record)) &&
+      !pulumi.runtime.isDryRun()
+    ) {
+      const confirmed = await this.reading(component, zoneId, planned.name, () =>
+        this.reads.confirmedAt(zoneId, planned.name),
+      );
+      if (confirmed && confirmed.length > zone.length)
+        claim = claimFor(planned, confirmed, policies.of(planned.purpose), publisher);
+    }
+    // A record this stack adopted before and someone edited since looks like one it may not adopt:
+    // its claimed record's own diff writes it back (drift). For a new domain, it is refused here.
+    if (claim.action === "refuse" && claim.notIdentical && publishedBefore) {
+      pulumi.log.warn(
+        `${component}: the ${planned.type} record at ${planned.name} is not the one to publish. If this stack adopted ` +
+          "it before, someone edited it since, and `pulumi up` writes the service's content back (after `pulumi " +
+          "refresh`); if not, `pulumi up` stops before writing it.",
+        this.parent,
+      );
+      return { action: "undecided" };
+    }
+    if (claim.action === "refuse") {
+      // Before the service answers, the return path's name is the installation's prefix, as known.
+      const guess =
+        planned.purpose === "return_path" && planned.content === undefined
+          ? " (The service names its return path when it makes the domain; until then it is taken to be at the " +
+            "installation's prefix: if yours is not Postal's `psrp`, set stack config emailDelivery:returnPathPrefix.)"
+          : "";
+      throw new pulumi.ResourceError(`Domain ${component}: ${claim.problem}${guess}`, this.parent);
+    }
     if (claim.action === "merge") await this.checkMerge(component, planned, claim, publishedBefore);
     if (claim.action === "adopt" || claim.action === "overwrite" || claim.action === "merge") {
       const verb = { adopt: "adopts", overwrite: "overwrites", merge: "merges the service's include into" }[

@@ -362,11 +362,15 @@ describe("held up: refresh, drift and destroy after the user's edits", () => {
       policy: "overwrite",
     });
     const made = await create(news);
+    // A hand edit of the content that keeps the record's comment (as the dashboard does): still
+    // the stack's record, so drift. (One that drops the mark gives the record up: see
+    // tests/hardening/zone-review-provider.test.ts.)
     await cloudflare("PUT", `/${String(theirs.id)}`, {
       name,
       type: "CNAME",
       content: "typo.example.net",
       ttl: 300,
+      comment: `pulumi ${OWNER}: email return path`,
     });
     const refreshed = (await provider.read(made.id, made.outs)).props as ClaimedRecordOutputs;
     expect((await provider.diff(made.id, refreshed, news)).changes).toBe(true);
