@@ -23,25 +23,34 @@ export interface ProcessRuntime {
   rateLimiters?: Map<string, AdaptiveRateLimiter>;
 }
 
+/** The process's lists: shared, and patched by writes. */
+function newLists(): SingleFlight {
+  return new SingleFlight();
+}
+
 /** Connections per API host at most: keeps a large refresh from opening hundreds of sockets. */
 const MAX_SOCKETS_PER_HOST = 32;
 
+/**
+ * Where the runtime lives on `globalThis`. A versioned string key: a Symbol at module top level
+ * would not survive serialization. Bump the version whenever the runtime's shape changes: an older
+ * copy of the package in the same host (a program's own serialized provider) keeps using its own
+ * slot. v2: paged lists and `SingleFlight.runStartedAfterCall`. v3: lists patched by writes
+ * (`SingleFlight.patch`).
+ */
+const RUNTIME_SLOT = "__pulumiEmailDeliveryRuntime_v3";
+
 export function processRuntime(): ProcessRuntime {
-  // A versioned string key: a Symbol at module top level would not survive serialization. Bump
-  // the version whenever the runtime's shape changes: an older copy of the package in the same
-  // host (a program's own serialized provider) keeps using its own slot. v2: paged lists and
-  // `SingleFlight.runStartedAfterCall`.
-  const slot = "__pulumiEmailDeliveryRuntime_v2";
   const holder = globalThis as unknown as Record<string, ProcessRuntime | undefined>;
-  let runtime = holder[slot];
+  let runtime = holder[RUNTIME_SLOT];
   if (!runtime) {
     const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, scheduling: "lifo" as const };
     runtime = {
       httpAgent: new http.Agent(agentOptions),
       httpsAgent: new https.Agent(agentOptions),
-      lists: new SingleFlight(),
+      lists: newLists(),
     };
-    holder[slot] = runtime;
+    holder[RUNTIME_SLOT] = runtime;
   }
   return runtime;
 }
@@ -64,7 +73,13 @@ export function forgetRateLimits(): void {
   processRuntime().rateLimiters = new Map();
 }
 
-/** Forgets every shared list, in flight or reusable (benchmarks timing reads that must fetch). */
-export function forgetSharedLists(): void {
-  processRuntime().lists = new SingleFlight();
+/**
+ * Forgets every shared list, in flight or reusable: benchmarks timing reads that must fetch, and
+ * benchmarks that run several Pulumi commands in one process (each command has a provider host of
+ * its own, which starts with no list). `realm`: the global object of the realm the providers run
+ * in (the test kit runs them in Node's own, not jest's sandbox).
+ */
+export function forgetSharedLists(realm: object = globalThis): void {
+  const runtime = (realm as Record<string, ProcessRuntime | undefined>)[RUNTIME_SLOT];
+  if (runtime) runtime.lists = newLists();
 }
