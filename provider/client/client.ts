@@ -77,7 +77,7 @@ export class EmailDeliveryClient {
     const startedAt = Date.now();
     const run = async () => {
       const holder = findDomain(
-        await freshList(this.transport.listKey("domains"), () => this.fetchDomains()),
+        await freshList(this.transport.listKey("domains"), () => this.fetchDomains(), true),
         name,
       );
       if (holder) throw nameTaken("domains/create", `a domain named ${name}`, holder);
@@ -150,7 +150,7 @@ export class EmailDeliveryClient {
    */
   async createRoute(input: CreateRouteInput): Promise<CreatedRoute> {
     const run = async () => {
-      const routes = await freshList(this.transport.listKey("routes"), () => this.fetchRoutes());
+      const routes = await freshList(this.transport.listKey("routes"), () => this.fetchRoutes(), true);
       const holder = routes.find((route) => sameRouteName(route, input));
       if (holder) {
         const what = `a route named ${input.name} on domain ${input.domainId}`;

@@ -2,6 +2,7 @@ import * as http from "node:http";
 import * as https from "node:https";
 import { AdaptiveRateLimiter } from "./adaptive-rate-limiter";
 import type { ResponseSchemas } from "./schemas";
+import type { GatherWindow } from "./gathering";
 import { SingleFlight } from "./single-flight";
 
 /**
@@ -21,11 +22,24 @@ export interface ProcessRuntime {
    * key in the process). Optional: a runtime made by an older copy of this package has none.
    */
   rateLimiters?: Map<string, AdaptiveRateLimiter>;
+  /** Writes under way, per service and key: whether a fresh list waits for more creates (shared-lists.ts). */
+  writesUnderWay?: Map<string, number>;
 }
 
-/** The process's lists: shared, and patched by writes. */
+/**
+ * How long a fresh list (a create's proof that its name is free) waits for more creates before it
+ * is sent, while other writes are under way (shared-lists.ts): until none arrived for `quietMs`,
+ * at most `maxMs` after the first (gathering.ts). The quiet time outlasts the gaps between the
+ * route creates of a stack's domains as their verifications pass one after another (a service
+ * that makes a domain in ~30-60 ms, its DKIM key, spaces them so; 50 ms split them, 100 ms keeps
+ * them together); the cap bounds what one create waits in a stream that does not stop, so such a
+ * stream costs one list a second.
+ */
+export const FRESH_LIST_GATHER: GatherWindow = { quietMs: 100, maxMs: 1000 };
+
+/** The process's lists: shared, patched by writes, fresh ones gathered. */
 function newLists(): SingleFlight {
-  return new SingleFlight();
+  return new SingleFlight({ gather: FRESH_LIST_GATHER });
 }
 
 /** Connections per API host at most: keeps a large refresh from opening hundreds of sockets. */
@@ -36,7 +50,7 @@ const MAX_SOCKETS_PER_HOST = 32;
  * would not survive serialization. Bump the version whenever the runtime's shape changes: an older
  * copy of the package in the same host (a program's own serialized provider) keeps using its own
  * slot. v2: paged lists and `SingleFlight.runStartedAfterCall`. v3: lists patched by writes
- * (`SingleFlight.patch`).
+ * (`SingleFlight.patch`) and fresh lists gathered (`SingleFlight`'s gathering window).
  */
 const RUNTIME_SLOT = "__pulumiEmailDeliveryRuntime_v3";
 

@@ -16,10 +16,26 @@ export function sharedList<T>(key: string, fetch: () => Promise<T>, options: Lis
 
 /**
  * A list whose request was sent after this call began (the proof a create needs), shared with the
- * creates of the same kind that start meanwhile: a burst of creates lists twice, not once each.
+ * creates of the same kind that arrive before it is sent (the gathering window, `FRESH_LIST_GATHER`
+ * in process-runtime.ts) or while the previous one is in flight: a burst of creates lists once or
+ * twice, not once each. The window is waited only while other writes to the service are under way
+ * in this process (a stack being deployed, whose steps bring more creates as they end): a create
+ * alone (one resource, `--parallel 1`, creates made one at a time) sends its list at once.
+ * `inWrite`: the caller is a write itself (a create), so one write under way is its own.
  */
-export function freshList<T>(key: string, fetch: () => Promise<T>): Promise<T> {
-  return processRuntime().lists.runStartedAfterCall(key, fetch);
+export function freshList<T>(key: string, fetch: () => Promise<T>, inWrite = false): Promise<T> {
+  const others = (writesUnderWay().get(serviceOf(key)) ?? 0) - (inWrite ? 1 : 0);
+  return processRuntime().lists.runStartedAfterCall(key, fetch, others > 0);
+}
+
+/** The service and key a list key is of: the key without its last part, the kind (transport.ts). */
+function serviceOf(listKey: string): string {
+  return listKey.slice(0, listKey.lastIndexOf("#"));
+}
+
+/** Writes under way in this process, per service and key. */
+function writesUnderWay(): Map<string, number> {
+  return (processRuntime().writesUnderWay ??= new Map());
 }
 
 /** The kinds of list a write may change. */
@@ -49,6 +65,9 @@ export async function writeThrough<T>(
   const kinds = Object.keys(changes) as ListKind[];
   const keys = () => kinds.map((kind) => ({ kind, key: keyOf(kind) }));
   const before = keys();
+  const service = serviceOf(before[0].key);
+  const underWay = writesUnderWay();
+  underWay.set(service, (underWay.get(service) ?? 0) + 1);
   const touched = () =>
     [...before, ...keys()].filter((a, i, all) => all.findIndex((b) => b.key === a.key) === i);
   let answer: T;
@@ -58,6 +77,10 @@ export async function writeThrough<T>(
     const lists = processRuntime().lists;
     for (const { key } of touched()) lists.invalidate(key);
     throw error;
+  } finally {
+    const left = (underWay.get(service) ?? 1) - 1;
+    if (left > 0) underWay.set(service, left);
+    else underWay.delete(service);
   }
   const lists = processRuntime().lists;
   for (const { kind, key } of touched()) {
