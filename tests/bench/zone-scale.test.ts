@@ -40,6 +40,24 @@ describe("bench: 20 domains in one zone", () => {
     });
   });
 
+  it("lists the email service's domains and routes a few times per command, not once per create or read", () => {
+    const lists = (name: string) => command(result, name).serviceLists;
+    // The 20 domains' creates prove their names with one or two lists (the first create may send
+    // its own before the others arrive). Their 40 routes arrive as each domain's verification
+    // passes, spread over a second or more here, and more on a busy machine: gathered while other
+    // writes are under way, until none arrived for 100 ms, at most 1 s, they take a few lists. One
+    // list per burst (each verification's pair of routes) took 20 or more.
+    expect(lists("up")).toBeLessThanOrEqual(12);
+    // Never fewer than one list per kind: every create proves its name with a list sent after it began.
+    expect(lists("up")).toBeGreaterThanOrEqual(2);
+    // Reads share one list per kind, and each verification's check is applied to it: one each,
+    // where a list of domains after every check took 13 when reads came one at a time.
+    expect(lists("refresh")).toBe(2);
+    expect(lists("refresh, one at a time")).toBe(2);
+    expect(command(result, "refresh").serviceListed).toBe(20 + 40);
+    for (const name of ["preview", "up, no change", "destroy"]) expect(lists(name)).toBe(0);
+  });
+
   it("writes each record once and reads nothing else of Cloudflare in this package's code", () => {
     expect(command(result, "up").cloudflareOther).toBe(20 * 5);
     expect(command(result, "destroy").cloudflareOther).toBe(20 * 5);
