@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { AttemptRecord, DnsRecord } from "../provider/client";
+import { forgetSharedLists } from "../provider/client/process-runtime";
 import type { BenchEmulator } from "./emulator-process";
 import { deleteRecords, publishRecords, PublishedRecords, readRecords } from "./records";
 import { BenchProviders, configureProviders, requestCounts, since, total } from "./setup";
@@ -158,6 +159,8 @@ export async function runLifecycle(
   // refresh: every read issued at once, as the engine sends them; nothing may be reported gone.
   steps.push(
     await measure("refresh", refreshIdeal(domainCount, recordCount), async () => {
+      // A refresh is a Pulumi command of its own: its provider host starts with no shared list.
+      forgetSharedLists();
       const held = [...fleet.domains, ...fleet.routes, ...fleet.verifications];
       const [reads] = await Promise.all([
         Promise.all([

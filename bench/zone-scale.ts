@@ -12,8 +12,12 @@
  *   reads at once; with `--parallel 1`, one at a time), and the Cloudflare provider's read of each
  *   `cloudflare.DnsRecord` (a GET by id; not this package's code, counted apart).
  * - `destroy`: `destroyRun`, dependents first.
+ *
+ * Each command (and each of `up`'s two runs) starts with no shared list, as each Pulumi command
+ * runs the providers in a provider host of its own.
  */
 import { Domain, DomainCloudflareArgs, Route } from "../provider";
+import { forgetSharedLists } from "../provider/client/process-runtime";
 import type { Emulator, RequestLogEntry } from "../emulator";
 import {
   destroyRun,
@@ -24,7 +28,13 @@ import {
   RunOptions,
   unchangedFrom,
 } from "../testing";
-import { loadProvider, nodeRealm, runConfig } from "../testing/node-realm";
+import {
+  DynamicProvider,
+  loadProvider,
+  nodeRealm,
+  requireFromString,
+  runConfig,
+} from "../testing/node-realm";
 
 /** What one command sent. */
 export interface CommandCounts {
@@ -167,7 +177,7 @@ function basicPrograms(emulator: Emulator, n: number, existingRecords: ZoneScale
 /** Every dynamic resource's read, as the provider host runs a refresh; each DnsRecord read by id. */
 async function refresh(up: ProgramRun<string>, options: RunOptions, atOnce: boolean): Promise<string[]> {
   const config = runConfig({ ...options, mode: "live" });
-  const providers = new Map<string, ReturnType<typeof loadProvider>>();
+  const providers = new Map<string, Promise<DynamicProvider>>();
   const reads: (() => Promise<unknown>)[] = [];
   for (const registration of up.registrations) {
     if (registration.status !== "created" || !registration.id) continue;
@@ -191,8 +201,15 @@ async function refresh(up: ProgramRun<string>, options: RunOptions, atOnce: bool
   return errors;
 }
 
-/** Where the request log stood when a program run began. */
+/** The global object of the realm the kit runs providers in (Node's own, also under jest). */
+const providerRealm = requireFromString("module.exports = globalThis") as object;
+
+/**
+ * Where the request log stood when a program run began. The run starts as a new provider host
+ * does, with no shared list of the email service's objects.
+ */
 function mark(emulator: Emulator): number {
+  forgetSharedLists(providerRealm);
   return emulator.requests.all().length;
 }
 

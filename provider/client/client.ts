@@ -1,5 +1,5 @@
 import { createDomainWithRecords, DomainCreation } from "./domain-records";
-import { emailApiError, isObjectNotFound } from "./errors";
+import { isObjectNotFound } from "./errors";
 import { execute, Operation, systemTime } from "./execute";
 import { encodeMessage, encodeServer } from "./messages";
 import {
@@ -13,10 +13,11 @@ import {
 import { ListPage, readWholeList } from "./pages";
 import { processRuntime } from "./process-runtime";
 import { defaultRetryPolicy, RetryPolicy } from "./retry";
-import { encodeCreateRoute, encodeUpdateRoute } from "./routes";
+import { encodeCreateRoute, encodeUpdateRoute, updatedRouteNotListed } from "./routes";
 import { ResponseSchemas, responseSchemas } from "./schemas";
 import type { ClientSettings, ListOptions } from "./settings";
-import { freshList, sharedList, writeChanging } from "./shared-lists";
+import { domainChecked, domainDeleted, putObject, removeObject, routeWritten } from "./list-patches";
+import { freshList, ListChanges, sharedList, writeThrough } from "./shared-lists";
 import { Transport } from "./transport";
 import type {
   CreatedDomain,
@@ -55,7 +56,7 @@ export class EmailDeliveryClient {
 
   /**
    * All domains of the key's server. Concurrent calls share one request; with `maxAgeMs`, an
-   * answer at most that old is reused (unless a write through this process came since).
+   * answer at most that old is reused, with every write through this process since applied to it.
    */
   listDomains(options: ListOptions = {}): Promise<readonly Domain[]> {
     return sharedList(this.transport.listKey("domains"), () => this.fetchDomains(), options);
@@ -74,9 +75,9 @@ export class EmailDeliveryClient {
    */
   async createDomain(name: string): Promise<CreatedDomain> {
     const startedAt = Date.now();
-    return this.write(["domains"], async () => {
+    const run = async () => {
       const holder = findDomain(
-        await freshList(this.transport.listKey("domains"), () => this.fetchDomains()),
+        await freshList(this.transport.listKey("domains"), () => this.fetchDomains(), true),
         name,
       );
       if (holder) throw nameTaken("domains/create", `a domain named ${name}`, holder);
@@ -100,7 +101,8 @@ export class EmailDeliveryClient {
           },
         },
       });
-    });
+    };
+    return this.write(run, { domains: (created) => putObject(created.domain) });
   }
 
   /**
@@ -113,20 +115,25 @@ export class EmailDeliveryClient {
 
   /** Runs the service's DNS checks now and returns their results (which the list then shows). */
   checkDomain(id: number): Promise<DomainCheck> {
-    return this.write(["domains"], () =>
+    const run = () =>
       this.execute({
         operation: "domains/check",
         body: { id },
         parse: (data) => this.schemas().check.parse(data),
         timeoutMs: this.settings.checkTimeoutMs ?? 60_000,
         afterLostAnswer: "resend",
-      }),
-    );
+      });
+    // The service stores the statuses on the domain, so lists show them from now on.
+    return this.write(run, { domains: (check) => domainChecked(id, check) });
   }
 
   /** Deletes a domain (the service deletes its routes with it). */
   deleteDomain(id: number): Promise<void> {
-    return this.write(["domains", "routes"], () => this.deleteById("domains/delete", id));
+    const gone = domainDeleted(id);
+    return this.write(() => this.deleteById("domains/delete", id), {
+      domains: () => gone.domains,
+      routes: () => gone.routes,
+    });
   }
 
   // ---- routes ----
@@ -142,8 +149,8 @@ export class EmailDeliveryClient {
    * route identical to the request counts as this call's own.
    */
   async createRoute(input: CreateRouteInput): Promise<CreatedRoute> {
-    return this.write(["routes"], async () => {
-      const routes = await freshList(this.transport.listKey("routes"), () => this.fetchRoutes());
+    const run = async () => {
+      const routes = await freshList(this.transport.listKey("routes"), () => this.fetchRoutes(), true);
       const holder = routes.find((route) => sameRouteName(route, input));
       if (holder) {
         const what = `a route named ${input.name} on domain ${input.domainId}`;
@@ -168,12 +175,15 @@ export class EmailDeliveryClient {
           },
         },
       });
+    };
+    return this.write(run, {
+      routes: ({ route }) => routeWritten(route, input.domainId),
     });
   }
 
   /** Changes a route in place. The domain of a route cannot be changed. */
   async updateRoute(input: UpdateRouteInput): Promise<Route> {
-    return this.write(["routes"], async () => {
+    const run = async () => {
       const updated = await this.execute<Route | undefined>({
         operation: "routes/update",
         body: encodeUpdateRoute(input),
@@ -186,20 +196,14 @@ export class EmailDeliveryClient {
       });
       if (updated) return updated;
       const route = (await this.fetchRoutes()).find((r) => r.id === input.id);
-      if (!route) {
-        throw emailApiError({
-          operation: "routes/update",
-          kind: "not-found",
-          code: "RouteNotFound",
-          serviceMessage: `route ${input.id} was updated but is no longer listed`,
-        });
-      }
+      if (!route) throw updatedRouteNotListed(input.id);
       return route;
-    });
+    };
+    return this.write(run, { routes: (route) => routeWritten(route) });
   }
 
   deleteRoute(id: number): Promise<void> {
-    return this.write(["routes"], () => this.deleteById("routes/delete", id));
+    return this.write(() => this.deleteById("routes/delete", id), { routes: () => removeObject(id) });
   }
 
   // ---- other operations ----
@@ -267,15 +271,13 @@ export class EmailDeliveryClient {
     );
   }
 
-  /** Runs a write, making every client in the process forget the lists of `kinds`. */
-  private write<T>(kinds: string[], run: () => Promise<T>): Promise<T> {
-    // The keys at each invalidation: the key in use may change during the write.
-    return writeChanging(() => kinds.map((kind) => this.transport.listKey(kind)), run);
+  /** Runs a write and applies its answer to the process's lists it changes (shared-lists.ts). */
+  private write<T>(run: () => Promise<T>, changes: ListChanges<T>): Promise<T> {
+    return writeThrough((kind) => this.transport.listKey(kind), run, changes);
   }
 
   private schemas(): ResponseSchemas {
-    const runtime = processRuntime();
-    return (this.schemaCache ??= runtime.schemas ??= responseSchemas());
+    return (this.schemaCache ??= processRuntime().schemas ??= responseSchemas());
   }
 
   private execute<T>(op: Operation<T>): Promise<T> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EmailApiError, emailApiError } from "./errors";
 import type { FieldSchemas } from "./schemas";
 import type { CreateRouteInput, Route, UpdateRouteInput } from "./types";
 
@@ -48,4 +49,14 @@ function routeSettings(input: Pick<CreateRouteInput, "mode" | "spamMode">): Reco
   if (input.mode !== undefined) body.mode = input.mode;
   if (input.spamMode !== undefined) body.spam_mode = input.spamMode;
   return body;
+}
+
+/** A route updated without an answer that shows it, and then not found in the list. */
+export function updatedRouteNotListed(id: number): EmailApiError {
+  return emailApiError({
+    operation: "routes/update",
+    kind: "not-found",
+    code: "RouteNotFound",
+    serviceMessage: `route ${id} was updated but is no longer listed`,
+  });
 }

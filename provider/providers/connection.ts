@@ -188,7 +188,8 @@ export function programClient(readConfig: (key: string) => string | undefined): 
  * How old a list may be for a refresh's `read`. The provider host lives for one Pulumi command, so
  * this only lets the reads of one refresh share one list per kind: the engine sends them
  * concurrently (up to 4 × CPUs at once, so in waves), and a wave that starts after the first list
- * came back reuses it instead of asking again. Writes through the host invalidate it at once.
+ * came back reuses it instead of asking again. Writes through the host are applied to it (one
+ * whose outcome is unknown makes it forgotten), so it never misses this host's own changes.
  */
 export const READ_LIST_MAX_AGE_MS = 60_000;
 

@@ -6,7 +6,7 @@ import { redact } from "../client/redact";
 import { checkVerificationInputs, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
 import { WaitClock, waitForChecks, WaitOutcome, waitTimes } from "../verification/wait";
-import { connectionSetting, rememberConfig, serviceClient } from "./connection";
+import { connectionSetting, READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffByRules, diffProperties, DiffRules } from "./diff";
 import { ReadAnswer, StoredProviderProperty } from "./stored-provider";
 
@@ -174,10 +174,15 @@ function withDefaults<T extends Partial<VerificationInputs>>(props: T): T {
   return { ...props, maxPollIntervalSeconds: defaultMaxPollInterval(props.pollIntervalSeconds) };
 }
 
-/** The domain's name, or undefined when it cannot be had now (it only makes messages nicer). */
+/**
+ * The domain's name, or undefined when it cannot be had now (it only makes messages nicer). From
+ * the process's shared list when it has one: a domain's name never changes, and that list holds
+ * every domain this process made (writes are applied to it), so a stack's verifications ask once.
+ */
 async function domainName(client: EmailDeliveryClient, id: number): Promise<string | undefined> {
   try {
-    return (await client.listDomains()).find((candidate) => candidate.id === id)?.name;
+    const domains = await client.listDomains({ maxAgeMs: READ_LIST_MAX_AGE_MS });
+    return domains.find((candidate) => candidate.id === id)?.name;
   } catch {
     return undefined;
   }

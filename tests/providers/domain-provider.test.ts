@@ -1,4 +1,5 @@
 import { domainProvider } from "../../provider/providers";
+import { forgetSharedLists } from "../../provider/client/process-runtime";
 import { forgetConfig } from "../../provider/providers/connection";
 import { UNKNOWN } from "../../provider/inputs";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
@@ -159,6 +160,8 @@ describe("domainProvider", () => {
       });
 
       await configureFor(emulator(), [domainProvider]);
+      // A refresh's provider host starts with no list: this read must ask the service.
+      forgetSharedLists();
       emulator().faults.set([{ endpoints: "domains/list", rate503: 1 }]);
       expect(await failure(domainProvider.read!(id, outs))).toMatchObject({
         kind: "transient",

@@ -262,7 +262,7 @@ describe("routeProvider against a service that clears the endpoint of a non-deli
     const server = await startScriptedServer([
       { status: 200, body: envelope([]) }, // routes/list (the name is free)
       { status: 200, body: envelope(route) }, // routes/create
-      { status: 200, body: envelope([route]) }, // routes/list (read)
+      // The read's routes: the create's list, with the route as the create answered it (write-through).
       { status: 200, body: envelope([{ id: 4, uuid: "d", name: "x.example.com" }]) }, // domains/list (read)
     ]);
     try {

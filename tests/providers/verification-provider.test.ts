@@ -176,6 +176,21 @@ describe("verificationProvider", () => {
     );
   });
 
+  it("names each domain from the process's list: verifications of domains it made list nothing", async () => {
+    const domains = [await newDomain(), await newDomain(), await newDomain()];
+    emulator().requests.clear();
+    for (const domain of domains) {
+      logLines = [];
+      clock.afterSleep = () => publishRecords(emulator(), domain.records); // after the first poll
+      const { outs } = await verificationProvider.create(inputs(domain.id));
+      expect(outs.verified).toBe(true);
+      expect(logLines).toEqual([expect.stringContaining(`] ${domain.name}: waiting for SPF (Missing)`)]);
+    }
+    // Each check is applied to that list (write-through) instead of making it be asked for again.
+    expect(emulator().requests.count("domains/check")).toBe(6);
+    expect(emulator().requests.count("domains/list")).toBe(0);
+  });
+
   it("costs one domains/check for a domain whose records are already right, and nothing else", async () => {
     const domain = await newDomain();
     await publishRecords(emulator(), domain.records);
