@@ -7,7 +7,8 @@ import type { ExistingRecord } from "../dns/existing-records";
  * allow. Every `Domain` of a run registers its name on its zone; the first question about a zone
  * (after the registrations of that turn of the event loop are in) reads it, and every later
  * question of the run — the names known up front, the DKIM names learned once the service answers,
- * the checks of each declared record — is answered from what was read, never by another read.
+ * the checks of each declared record — is answered from what was read (a write's check may have
+ * it confirmed: `confirmedAt`).
  *
  * How a zone is read, through the Cloudflare provider's own `getDnsRecords` (so with the token and
  * base URL the records are published with), which reads 100 records a page and stops at an empty
@@ -25,8 +26,11 @@ import type { ExistingRecord } from "../dns/existing-records";
  *
  * So a zone of R records holding D domains of the run costs min(⌈R/100⌉ + 1, 2D) requests when the
  * whole zone fits that budget, and at most 4D when it does not (the cut read, then 2D): one domain
- * in a zone of any size costs 4 at most. A read whose answer may be incomplete is never an empty
- * answer.
+ * below its zone's apex costs 4 at most in a zone of any size (the apex's suffix is the whole
+ * zone: it costs 3, then 1 or 2 per name). The worst case against the ideal is a zone just larger
+ * than the budget: twice the per-domain reads. A read whose answer may be incomplete is never an
+ * empty answer, and an update about to publish where a read of several pages found nothing reads
+ * the zone once more (`confirmedAt`).
  */
 
 /** Records per page of Cloudflare's list API when `per_page` is not given (the provider gives none). */
