@@ -1,14 +1,23 @@
 import { promises as dns } from "node:dns";
-import { Domain, DomainArgs } from "../../provider";
-import { claimedRecordProvider } from "../../provider/providers";
-import type { ClaimedRecordOutputs } from "../../provider/providers/claimed-record-contents";
-import { forgetConfig } from "../../provider/providers/connection";
+import type { DomainArgs } from "../../provider";
 import type { ClaimedRecordInputs } from "../../provider/inputs";
+import type { ClaimedRecordOutputs } from "../../provider/providers/claimed-record-contents";
 import { quoteTxt, unquoteTxt } from "../../provider/dns/txt";
-import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
-import { configureRequest } from "../support/providers";
-import { ProgramRun, runProgram, RunOptions } from "../../testing";
+import {
+  claimedInputs,
+  claimedProvider,
+  configureClaimedProvider,
+  createClaimed,
+  domainProgram,
+  messages,
+  OWNER,
+  refreshClaimed,
+  returnPathInputs,
+  SERVICE_SPF,
+  zoneEditor,
+} from "../support/zone-harness";
+import { runProgram, RunOptions } from "../../testing";
 
 /**
  * The defects a review of DNS ownership reproduced against the emulator, one test each: the
@@ -17,86 +26,28 @@ import { ProgramRun, runProgram, RunOptions } from "../../testing";
  */
 
 const emulator = useEmulator();
+const { cloudflare, userRecord, recordsAt, byId } = zoneEditor(emulator);
 let zoneId: string;
 let counter = 0;
 const freshName = () => `review${++counter}-${process.pid}.example.com`;
-const SERVICE_SPF = "v=spf1 a mx include:spf.postal.example.com ~all";
-const OWNER = "email-delivery/test";
 
 beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
-  forgetConfig();
-  await claimedRecordProvider.configure!(
-    configureRequest({
-      "cloudflare:apiToken": emulator().cloudflare.apiToken,
-      "cloudflare:baseUrl": emulator().cloudflare.url,
-    }),
-  );
+  await configureClaimedProvider(emulator());
 });
 
-function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  return zoneRecordsApi(emulator(), method, path, body);
-}
-const userRecord = (fields: Record<string, unknown>) =>
-  cloudflare("POST", "", { ttl: 3600, proxied: false, ...fields });
-const recordsAt = async (name: string) =>
-  (await cloudflare("GET", `?name.exact=${encodeURIComponent(name)}`)) as unknown as Record<
-    string,
-    unknown
-  >[];
-const byId = async (id: unknown) => cloudflare("GET", `/${String(id)}`);
-
-function inputs(
-  fields: Partial<ClaimedRecordInputs> & Pick<ClaimedRecordInputs, "name">,
-): ClaimedRecordInputs {
-  return {
-    zoneId,
-    purpose: "spf",
-    type: "TXT",
-    content: quoteTxt(SERVICE_SPF),
-    ttl: 300,
-    comment: `pulumi ${OWNER}: email spf`,
-    policy: "merge",
-    owner: OWNER,
-    ...fields,
-  };
-}
+const inputs = (fields: Parameters<typeof claimedInputs>[1]) => claimedInputs(zoneId, fields);
 const returnPath = (name: string, policy: ClaimedRecordInputs["policy"]) =>
-  inputs({
-    name,
-    purpose: "return_path",
-    type: "CNAME",
-    content: "rp.postal.example.com",
-    comment: `pulumi ${OWNER}: email return path`,
-    policy,
-  });
-
-const provider = claimedRecordProvider as Required<typeof claimedRecordProvider>;
-async function create(news: ClaimedRecordInputs): Promise<{ id: string; outs: ClaimedRecordOutputs }> {
-  const checked = await provider.check({}, news);
-  expect(checked.failures ?? []).toEqual([]);
-  return (await provider.create(checked.inputs)) as { id: string; outs: ClaimedRecordOutputs };
-}
+  returnPathInputs(zoneId, name, policy);
+const provider = claimedProvider;
+const create = createClaimed;
 /** What `pulumi refresh` stores: the read's outputs. */
-async function refresh(id: string, outs: ClaimedRecordOutputs): Promise<ClaimedRecordOutputs> {
-  return (await provider.read(id, outs)).props as ClaimedRecordOutputs;
-}
+const refresh = async (id: string, outs: ClaimedRecordOutputs) => (await refreshClaimed(id, outs)).props;
 
-function domainProgram(name: string, args: Partial<DomainArgs> = {}) {
-  return () => {
-    const domain = new Domain("mail", {
-      name,
-      ...args,
-      cloudflare: { zoneId, ...args.cloudflare },
-      verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
-    });
-    return { verified: domain.verified };
-  };
-}
+const mailProgram = (name: string, args: Partial<DomainArgs> = {}) => domainProgram(() => zoneId, name, args);
 const preview = (): RunOptions => ({ mode: "preview", emulator: emulator(), timeoutMs: 10_000 });
 const live = (): RunOptions => ({ mode: "live", emulator: emulator(), timeoutMs: 60_000 });
-const messages = (run: ProgramRun<string>) => run.errors.map((error) => error.message).join("\n");
 const domainCreates = () => emulator().requests.count("domains/create");
 
 describe("1. a proxied record", () => {
@@ -146,7 +97,7 @@ describe("1. a proxied record", () => {
       proxied: true,
       ttl: 1,
     });
-    const program = domainProgram(name, { cloudflare: { zoneId, existingRecords: { returnPath: "adopt" } } });
+    const program = mailProgram(name, { cloudflare: { zoneId, existingRecords: { returnPath: "adopt" } } });
     expect(messages(await runProgram(program, preview()))).toContain("is proxied through Cloudflare");
     const before = domainCreates();
     expect(messages(await runProgram(program, live()))).toContain("is proxied through Cloudflare");
@@ -212,7 +163,7 @@ describe("4. a CNAME where the Domain publishes another type", () => {
   ] as const)("%s fails the preview under any policy, and `up` makes nothing", async (_what, at, args) => {
     const name = freshName();
     await userRecord({ name: at(name), type: "CNAME", content: "elsewhere.example.net" });
-    const program = domainProgram(name, args as Partial<DomainArgs>);
+    const program = mailProgram(name, args as Partial<DomainArgs>);
     const said = messages(await runProgram(program, preview()));
     expect(said).toContain(`the zone has a CNAME at ${at(name)}`);
     expect(said).toContain("cannot be published there under any policy");

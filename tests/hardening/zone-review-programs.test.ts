@@ -2,9 +2,9 @@ import { promises as dns } from "node:dns";
 import * as cloudflareSdk from "@pulumi/cloudflare";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt } from "../../provider/dns";
-import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
-import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from "../../testing";
+import { messages, zoneEditor } from "../support/zone-harness";
+import { destroyRun, runProgram, RunOptions, unchangedFrom } from "../../testing";
 
 /**
  * Found by a review of the zone reads and DNS ownership: programs under the test kit's
@@ -13,6 +13,7 @@ import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from ".
  */
 
 const emulator = useEmulator();
+const { cloudflare, userRecord } = zoneEditor(emulator);
 let zoneId: string;
 let counter = 0;
 const freshName = () => `zrev${++counter}-${process.pid}.example.com`;
@@ -21,12 +22,6 @@ beforeAll(() => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
 });
-
-function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  return zoneRecordsApi(emulator(), method, path, body);
-}
-const userRecord = (fields: Record<string, unknown>) =>
-  cloudflare("POST", "", { ttl: 3600, proxied: false, ...fields });
 
 const live = (extra: Partial<RunOptions> = {}): RunOptions => ({
   mode: "live",
@@ -40,7 +35,6 @@ const preview = (extra: Partial<RunOptions> = {}): RunOptions => ({
   timeoutMs: 10_000,
   ...extra,
 });
-const messages = (run: ProgramRun<string>) => run.errors.map((error) => error.message).join("\n");
 const domainCreates = () => emulator().requests.count("domains/create");
 
 function domain(resource: string, name: string, args: Partial<DomainArgs> = {}) {

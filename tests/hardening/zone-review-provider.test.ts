@@ -1,12 +1,17 @@
 import { promises as dns } from "node:dns";
-import { claimedRecordProvider } from "../../provider/providers";
-import type { ClaimedRecordOutputs } from "../../provider/providers/claimed-record-contents";
-import { forgetConfig } from "../../provider/providers/connection";
 import type { ClaimedRecordInputs } from "../../provider/inputs";
 import { quoteTxt } from "../../provider/dns/txt";
-import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
-import { configureRequest } from "../support/providers";
+import {
+  claimedInputs,
+  claimedProvider,
+  configureClaimedProvider,
+  createClaimed,
+  OWNER,
+  refreshClaimed,
+  returnPathInputs,
+  zoneEditor,
+} from "../support/zone-harness";
 
 /**
  * Found by a review of the claimed record provider, called as the provider host calls
@@ -15,65 +20,24 @@ import { configureRequest } from "../support/providers";
  */
 
 const emulator = useEmulator();
+const { cloudflare, userRecord, byId } = zoneEditor(emulator);
 let zoneId: string;
 let counter = 0;
 const freshName = () => `prev${++counter}-${process.pid}.example.com`;
-const OWNER = "email-delivery/test";
 
 beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
-  forgetConfig();
-  await claimedRecordProvider.configure!(
-    configureRequest({
-      "cloudflare:apiToken": emulator().cloudflare.apiToken,
-      "cloudflare:baseUrl": emulator().cloudflare.url,
-    }),
-  );
+  await configureClaimedProvider(emulator());
 });
 afterEach(() => emulator().faults.set([]));
 
-function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  return zoneRecordsApi(emulator(), method, path, body);
-}
-const userRecord = (fields: Record<string, unknown>) =>
-  cloudflare("POST", "", { ttl: 3600, proxied: false, ...fields });
-const byId = async (id: unknown) => cloudflare("GET", `/${String(id)}`);
-
-function inputs(
-  fields: Partial<ClaimedRecordInputs> & Pick<ClaimedRecordInputs, "name">,
-): ClaimedRecordInputs {
-  return {
-    zoneId,
-    purpose: "spf",
-    type: "TXT",
-    content: quoteTxt("v=spf1 a mx include:spf.postal.example.com ~all"),
-    ttl: 300,
-    comment: `pulumi ${OWNER}: email spf`,
-    policy: "merge",
-    owner: OWNER,
-    ...fields,
-  };
-}
+const inputs = (fields: Parameters<typeof claimedInputs>[1]) => claimedInputs(zoneId, fields);
 const returnPath = (name: string, policy: ClaimedRecordInputs["policy"]) =>
-  inputs({
-    name,
-    purpose: "return_path",
-    type: "CNAME",
-    content: "rp.postal.example.com",
-    comment: `pulumi ${OWNER}: email return path`,
-    policy,
-  });
-
-const provider = claimedRecordProvider as Required<typeof claimedRecordProvider>;
-async function create(news: ClaimedRecordInputs): Promise<{ id: string; outs: ClaimedRecordOutputs }> {
-  const checked = await provider.check({}, news);
-  expect(checked.failures ?? []).toEqual([]);
-  return (await provider.create(checked.inputs)) as { id: string; outs: ClaimedRecordOutputs };
-}
-async function refresh(id: string, outs: ClaimedRecordOutputs) {
-  return (await provider.read(id, outs)) as { id?: string; props: ClaimedRecordOutputs };
-}
+  returnPathInputs(zoneId, name, policy);
+const provider = claimedProvider;
+const create = createClaimed;
+const refresh = refreshClaimed;
 
 describe("a claimed record the user has since moved to another name and type", () => {
   it("is the user's again at the next `up --refresh` too (as at destroy): it is not written back over", async () => {

@@ -1,9 +1,9 @@
 import { promises as dns } from "node:dns";
-import { Domain, DomainArgs } from "../../provider";
+import type { DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
-import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
-import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from "../../testing";
+import { domainProgram, messages, zoneEditor } from "../support/zone-harness";
+import { destroyRun, runProgram, RunOptions, unchangedFrom } from "../../testing";
 
 /**
  * What a real engine brings to a stack's DNS ownership and nothing else covers: a stack renamed
@@ -14,6 +14,7 @@ import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from ".
  */
 
 const emulator = useEmulator();
+const { cloudflare, recordsAt } = zoneEditor(emulator);
 let zoneId: string;
 let counter = 0;
 const freshName = () => `flow${++counter}-${process.pid}.example.com`;
@@ -23,26 +24,7 @@ beforeAll(() => {
   dns.setServers([emulator().dns.address]);
 });
 
-function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  return zoneRecordsApi(emulator(), method, path, body);
-}
-const recordsAt = async (name: string) =>
-  (await cloudflare("GET", `?name.exact=${encodeURIComponent(name)}`)) as unknown as Record<
-    string,
-    unknown
-  >[];
-
-function domainProgram(name: string, args: Partial<DomainArgs> = {}) {
-  return () => {
-    const domain = new Domain("mail", {
-      name,
-      ...args,
-      cloudflare: { zoneId, ...args.cloudflare },
-      verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
-    });
-    return { verified: domain.verified };
-  };
-}
+const mailProgram = (name: string, args: Partial<DomainArgs> = {}) => domainProgram(() => zoneId, name, args);
 const run = (mode: RunOptions["mode"], stack: string, extra: Partial<RunOptions> = {}): RunOptions => ({
   mode,
   emulator: emulator(),
@@ -50,12 +32,11 @@ const run = (mode: RunOptions["mode"], stack: string, extra: Partial<RunOptions>
   timeoutMs: mode === "live" ? 60_000 : 10_000,
   ...extra,
 });
-const messages = (result: ProgramRun<string>) => result.errors.map((error) => error.message).join("\n");
 
 describe("pulumi stack rename", () => {
   it("the renamed stack's own records are another stack's until it names its former name in emailDelivery:formerStackNames", async () => {
     const name = freshName();
-    const program = domainProgram(name);
+    const program = mailProgram(name);
     const up = await runProgram(program, run("live", "staging"));
     expect(messages(up)).toBe("");
 
@@ -78,7 +59,7 @@ describe("pulumi stack rename", () => {
 
   it("a former name that is no stack name fails the preview, naming the setting", async () => {
     const result = await runProgram(
-      domainProgram(freshName()),
+      mailProgram(freshName()),
       run("preview", "stage", {
         config: { "emailDelivery:formerStackNames": JSON.stringify(["acme/staging"]) },
       }),
@@ -99,14 +80,14 @@ describe('a policy switched back to "fail" on a stack that claimed records', () 
       ttl: 3600,
     });
     const up = await runProgram(
-      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+      mailProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
       run("live", "test"),
     );
     expect(messages(up)).toBe("");
     const merged = (await recordsAt(name)).find((record) => record.type === "TXT")!;
 
     const failing = await runProgram(
-      domainProgram(name),
+      mailProgram(name),
       run("preview", "test", { hooks: { newResource: unchangedFrom(up) } }),
     );
     expect(messages(failing)).toContain(
@@ -130,13 +111,13 @@ describe('a policy switched back to "fail" on a stack that claimed records', () 
       comment: "mine",
     });
     const up = await runProgram(
-      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "overwrite" } } }),
+      mailProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "overwrite" } } }),
       run("live", "test"),
     );
     expect(messages(up)).toBe("");
 
     const switched = await runProgram(
-      domainProgram(name),
+      mailProgram(name),
       run("live", "test", { hooks: { newResource: unchangedFrom(up) } }),
     );
     expect(messages(switched)).toContain("81058");
@@ -153,7 +134,7 @@ describe('a policy switched back to "fail" on a stack that claimed records', () 
 describe("two stacks of one project and stack name in different organizations or backends", () => {
   it("take each other's records for their own (the mark names project and stack only): the second's update is refused by Cloudflare and changes nothing of the first's", async () => {
     const name = freshName();
-    const first = await runProgram(domainProgram(name), run("live", "prod"));
+    const first = await runProgram(mailProgram(name), run("live", "prod"));
     expect(messages(first)).toBe("");
     const before = await recordsAt(name);
 
@@ -164,7 +145,7 @@ describe("two stacks of one project and stack name in different organizations or
       body: JSON.stringify({ name: `other-org-${counter}`, mode: "Live" }),
     }).then((response) => response.json() as Promise<{ data: { api_key: string } }>);
     const second = await runProgram(
-      domainProgram(name),
+      mailProgram(name),
       run("live", "prod", { config: { "emailDelivery:apiKey": server.data.api_key } }),
     );
     // Its preview sees the first stack's records as its own, so it is the update that stops.
