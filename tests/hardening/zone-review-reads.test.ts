@@ -1,5 +1,6 @@
 import type * as cloudflare from "@pulumi/cloudflare";
 import { ZoneReads } from "../../provider/resources/zone-reads";
+import { PAGED_ZONE_ID, pagedZone } from "../support/paged-zone";
 
 /**
  * zone-reads.ts against a zone paged as getDnsRecords pages it (100 a page until an empty page or
@@ -7,33 +8,8 @@ import { ZoneReads } from "../../provider/resources/zone-reads";
  * any domain), and an invoke answered with no `results`.
  */
 
-const ZONE = "023e105f4ecef8ad9ca31a8372d0c353";
-
-function zone(records: { name: string; type: string; content: string }[]) {
-  let requests = 0;
-  const read = async (args: cloudflare.GetDnsRecordsArgs): Promise<cloudflare.GetDnsRecordsResult> => {
-    const name = args.name as { exact?: string; endswith?: string } | undefined;
-    const matching = records.filter(
-      (record) =>
-        (name?.exact === undefined || record.name === name.exact) &&
-        (name?.endswith === undefined || record.name.endsWith(name.endswith)),
-    );
-    const maxItems = (args.maxItems as number) > 0 ? (args.maxItems as number) : 1000;
-    const results: typeof records = [];
-    for (let page = 0; ; page++) {
-      requests += 1;
-      const items = matching.slice(page * 100, page * 100 + 100);
-      if (items.length === 0) break;
-      results.push(...items);
-      if (results.length >= maxItems) break;
-    }
-    return {
-      zoneId: ZONE,
-      results: results.slice(0, maxItems).map((record, index) => ({ id: `r${index}`, ...record })),
-    } as unknown as cloudflare.GetDnsRecordsResult;
-  };
-  return { reads: new ZoneReads(undefined, read), requests: () => requests };
-}
+const ZONE = PAGED_ZONE_ID;
+const zone = pagedZone;
 
 describe("one domain in a zone of any size", () => {
   it("costs the cut whole read, the cut suffix read, then each name alone when the domain is the zone's apex", async () => {

@@ -1,47 +1,14 @@
-import type * as cloudflare from "@pulumi/cloudflare";
-import { coveringDomain, ZoneReads } from "../../provider/resources/zone-reads";
+import { coveringDomain } from "../../provider/resources/zone-reads";
+import { HeldRecord, PAGED_ZONE_ID, pagedZone } from "../support/paged-zone";
 
 /**
  * How a program run's questions about a zone become reads (zone-reads.ts), against a zone held
- * here and a read that pages it as `getDnsRecords` does (100 a page until an empty page or
- * `maxItems`), counting the requests that read would send.
+ * here and paged as `getDnsRecords` pages it (tests/support/paged-zone.ts), counting the requests.
  */
 
-const ZONE = "023e105f4ecef8ad9ca31a8372d0c353";
-
-interface Held {
-  name: string;
-  type: string;
-  content: string;
-}
-
-function zone(records: Held[]) {
-  const calls: cloudflare.GetDnsRecordsArgs[] = [];
-  let requests = 0;
-  const read = async (args: cloudflare.GetDnsRecordsArgs): Promise<cloudflare.GetDnsRecordsResult> => {
-    calls.push(args);
-    const name = args.name as { exact?: string; endswith?: string } | undefined;
-    const matching = records.filter(
-      (record) =>
-        (name?.exact === undefined || record.name === name.exact) &&
-        (name?.endswith === undefined || record.name.endsWith(name.endswith)),
-    );
-    const maxItems = (args.maxItems as number) > 0 ? (args.maxItems as number) : 1000;
-    const results: Held[] = [];
-    for (let page = 0; ; page++) {
-      requests += 1;
-      const items = matching.slice(page * 100, page * 100 + 100);
-      if (items.length === 0) break;
-      results.push(...items);
-      if (results.length >= maxItems) break;
-    }
-    return {
-      zoneId: ZONE,
-      results: results.slice(0, maxItems).map((record, index) => ({ id: `r${index}`, ...record })),
-    } as unknown as cloudflare.GetDnsRecordsResult;
-  };
-  return { reads: new ZoneReads(undefined, read), calls, requests: () => requests };
-}
+const ZONE = PAGED_ZONE_ID;
+type Held = HeldRecord;
+const zone = pagedZone;
 
 const own = (domain: string): Held[] => [
   { name: domain, type: "TXT", content: '"v=spf1 include:spf.postal.example.com ~all"' },
