@@ -26,6 +26,7 @@ const SERIALIZING = [
 
 /** Then the other files that take more than ~8 s, longest first (`npx jest --json`, one worker). */
 const SLOW = [
+  "tests/bench/zone-scale.test.ts",
   "tests/hardening/provider-faults.test.ts",
   "tests/hardening/dns-ownership-faults.test.ts",
   "tests/package/typecheck.test.ts",
