@@ -61,8 +61,8 @@ function returnPathPrefix(parent: pulumi.Resource): string {
 
 /**
  * Checks the Cloudflare settings and looks at the zone before the domain exists: where the names
- * of its records are known from its name (SPF and MX at the name, DMARC, the return path at
- * Postal's `psrp.<name>`), a record the policies do not allow for fails here. Give the result
+ * of its records are known from its name (SPF and MX at the name, DMARC, the return path at the
+ * installation's prefix, `psrp.<name>` by default), a record the policies do not allow for fails here. Give the result
  * to the service domain's `dependsOn`, so that `pulumi preview` fails and `up` creates nothing.
  */
 export function zonePreflight(
