@@ -16,9 +16,11 @@ export const requireFromString = hostRequire("require-from-string") as (
 ) => unknown;
 // Inputs reach a provider as plain objects of the host's realm; parse them there so that
 // `instanceof Array` inside a provider behaves as it does under the engine.
-export const nodeRealm = requireFromString("module.exports = { JSON, console, process };") as {
+export const nodeRealm = requireFromString("module.exports = { JSON, console, process, globalThis };") as {
   JSON: JSON;
   console: Console;
+  /** Where the kit leaves what providers read from the process (see kit-run-stop.ts). */
+  globalThis: typeof globalThis;
   // jest gives tests a copy of `process`; rejection events are emitted on the real one.
   process: NodeJS.Process;
 };
@@ -56,12 +58,9 @@ export function runConfig(options: RunOptions): Record<string, string> {
     ? {
         "cloudflare:baseUrl": emulator.cloudflare.url,
         "cloudflare:apiToken": emulator.cloudflare.apiToken,
-        ...(options.mode === "live"
-          ? {
-              "emailDelivery:baseUrl": emulator.emailApi.url,
-              "emailDelivery:apiKey": emulator.emailApi.apiKey,
-            }
-          : {}),
+        // In previews too: a program's `getDomain` reads the service there, as under the engine.
+        "emailDelivery:baseUrl": emulator.emailApi.url,
+        "emailDelivery:apiKey": emulator.emailApi.apiKey,
       }
     : {};
   const merged = { ...defaults, ...options.config };

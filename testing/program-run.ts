@@ -65,7 +65,11 @@ export interface Invoke {
 }
 
 export interface RunError {
-  source: "registration" | "output" | "program" | "unhandled" | "timeout" | "destroy";
+  /**
+   * Where it came from. `stopped`: the run was stopped before it finished because another run began
+   * (its test timed out, or it was not awaited); `timeout`: it reached `timeoutMs`.
+   */
+  source: "registration" | "output" | "program" | "unhandled" | "timeout" | "stopped" | "destroy";
   /** Registration `type::name`, or the output's key. */
   subject?: string;
   message: string;
@@ -93,7 +97,7 @@ export interface RunOptions {
   /**
    * Stack config as the engine passes it to providers' `configure` and to the program's
    * `pulumi.Config` (`namespace:key` → string). With an emulator, `emailDelivery:baseUrl` and
-   * `emailDelivery:apiKey` (live mode), `cloudflare:baseUrl` and `cloudflare:apiToken` default to
+   * `emailDelivery:apiKey`, `cloudflare:baseUrl` and `cloudflare:apiToken` default to
    * its own; pass `undefined` for a key to leave it out.
    */
   config?: Record<string, string | undefined>;

@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import * as pulumi from "@pulumi/pulumi";
+import { KIT_RUN_STOP } from "../provider/verification/kit-run-stop";
 import { createDnsRecord, getDnsRecords, readDnsRecord } from "./cloudflare-mocks";
 import { errorMessage, isRecord, plainValue, rpcValue, throughStruct } from "./mock-values";
 import {
@@ -54,24 +56,36 @@ interface OutputInternals {
 
 // --- the run --------------------------------------------------------------------------------------
 
-let running = false;
+/** The run under way: Pulumi's mock runtime is process-wide, so there is at most one. */
+let underWay: Run | undefined;
+/** The run whose program (or provider) an asynchronous step comes from. */
+const runOfStep = new AsyncLocalStorage<Run>();
+/**
+ * How long a new run waits for the one under way to stop (see `Run.yieldTo`). Stopping ends every
+ * verification wait at once, so only provider calls already sent remain, each bounded by its own
+ * request timeouts.
+ */
+const PREVIOUS_RUN_STOP_MS = 60_000;
+/** What every consequence of a stop says: such errors are not the run's causes, and are not reported. */
+const STOPPED = "stopped by the test kit";
 
 /** Runs `program` under mocks and returns its resolved outputs, the registrations and the errors. */
 export async function runProgram<K extends string>(
   program: Program<K>,
   options: RunOptions,
 ): Promise<ProgramRun<K>> {
-  if (running)
-    throw new Error("runProgram: Pulumi's mock runtime is process-global; await one run at a time");
   if (options.mode === "live" && !options.emulator)
     throw new Error("runProgram: live mode needs an emulator");
-  running = true;
+  // A run still under way here was not awaited, or its test timed out: stop it (nothing more is
+  // registered, waits end) and let it finish what it sent, so it never registers into this run.
+  await underWay?.yieldTo();
   const run = new Run({ ...options, projectDir: options.projectDir ?? program.projectDir ?? process.cwd() });
+  underWay = run;
   try {
     return await run.execute(program);
   } finally {
     run.dispose();
-    running = false;
+    if (underWay === run) underWay = undefined;
   }
 }
 
@@ -94,8 +108,16 @@ class Run {
   private programEnded = false;
   private doneCounter = 0;
   private restore: (() => void)[] = [];
-  /** Set when the run timed out: the program's later registrations and invokes fail with it. */
+  /**
+   * Why the run stopped early (its program failed, it timed out, another run began): the
+   * program's later registrations and invokes are refused, and provider waits end.
+   */
   private stopped: string | undefined;
+  /** Ends the verification waits of this run's providers when it stops (see kit-run-stop.ts). */
+  private readonly stopSignal = new AbortController();
+  /** Resolves when `execute` has returned. */
+  private readonly finished: Promise<void>;
+  private finish: () => void = () => undefined;
   /** Mock calls (registrations, invokes) being answered now: a provider at work. */
   private inFlight = 0;
 
@@ -109,7 +131,42 @@ class Run {
         resolve();
       };
     });
+    this.finished = new Promise((resolve) => {
+      this.finish = resolve;
+    });
     this.config = runConfig(options);
+  }
+
+  /**
+   * Stops this run for the next one and waits (bounded) until it has returned: a test that timed out
+   * leaves its run going, and the next test's run must neither be refused nor receive its
+   * registrations.
+   */
+  async yieldTo(): Promise<void> {
+    const reason =
+      "runProgram was called again before this run returned (its test timed out, or it was not awaited); " +
+      "runs are one at a time, Pulumi's mock runtime being process-wide";
+    if (this.stopped === undefined) this.errors.push({ source: "stopped", message: reason });
+    this.stop(reason);
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), PREVIOUS_RUN_STOP_MS);
+    });
+    const stopped = await Promise.race([this.finished.then(() => true), gaveUp]);
+    clearTimeout(timer);
+    if (!stopped) {
+      throw new Error(
+        `runProgram: the previous run has not stopped ${PREVIOUS_RUN_STOP_MS / 1000} s after it was asked to ` +
+          `(provider calls under way: ${this.inFlight}); runs are one at a time`,
+      );
+    }
+  }
+
+  /** Nothing more is registered or invoked; the providers' waits end. The first reason stands. */
+  private stop(reason: string): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = reason;
+    this.stopSignal.abort(new Error(`${STOPPED}: ${reason}`));
   }
 
   async execute<K extends string>(program: Program<K>): Promise<ProgramRun<K>> {
@@ -128,13 +185,18 @@ class Run {
       this.config,
       (this.options.secretConfigKeys ?? SECRET_CONFIG_KEYS).filter((key) => key in this.config),
     );
+    (nodeRealm.globalThis as unknown as Record<symbol, unknown>)[KIT_RUN_STOP] = this.stopSignal.signal;
+    this.restore.push(() => {
+      const holder = nodeRealm.globalThis as unknown as Record<symbol, unknown>;
+      if (holder[KIT_RUN_STOP] === this.stopSignal.signal) delete holder[KIT_RUN_STOP];
+    });
     this.wrapMonitor();
     this.captureUnhandled();
     this.captureProviderLogs();
     this.captureProgramLogs();
 
     const outputs: Partial<Record<K, unknown>> = {};
-    const work = (async () => {
+    const work = runOfStep.run(this, async () => {
       let returned: Record<K, unknown> | undefined;
       // The stack resource parents top-level resources as under `pulumi up`; the program's
       // outputs are resolved one by one so that one failure does not hide the others.
@@ -144,30 +206,26 @@ class Run {
           return undefined;
         });
       } catch (error) {
-        this.errors.push({ source: "program", message: errorMessage(error) });
+        // As under the engine, the program's error ends it: nothing more is registered.
+        this.report({ source: "program", message: errorMessage(error) });
+        this.stop("the program failed");
       }
       const resolving = Object.entries(returned ?? {}).map(async ([key, value]) => {
         try {
           const resolved = await (pulumi.output(value) as unknown as OutputInternals).promise(true);
           outputs[key as K] = plainValue(resolved);
         } catch (error) {
-          this.errors.push({ source: "output", subject: key, message: errorMessage(error) });
+          this.report({ source: "output", subject: key, message: errorMessage(error) });
         }
       });
       // After a failure some outputs never resolve (a resource whose inputs failed is never
-      // registered), as under the engine, which stops the program: stop once nothing moves.
-      const allResolved = Promise.all(resolving).then(() => true);
-      const stalled = this.failed.then(() => this.drain()).then(() => false);
-      if (!(await Promise.race([allResolved, stalled]))) {
-        const missing = Object.keys(returned ?? {}).filter(
-          (key) => !(key in outputs) && !this.errors.some((e) => e.source === "output" && e.subject === key),
-        );
-        for (const key of missing) {
-          this.errors.push({ source: "output", subject: key, message: "never resolved: the program failed" });
-        }
-      }
+      // registered), as under the engine, which stops the program: stop once nothing moves. The
+      // failure is the error; outputs left unresolved by it are not errors of their own.
+      const allResolved = Promise.all(resolving);
+      const stalled = this.failed.then(() => this.drain());
+      await Promise.race([allResolved, stalled]);
       await this.drain();
-    })();
+    });
 
     const timeoutMs = this.options.timeoutMs ?? 20000;
     let timer: NodeJS.Timeout | undefined;
@@ -180,18 +238,17 @@ class Run {
       const stuck = this.registrations
         .filter((r) => r.status === "pending")
         .map((r) => `${r.type}::${r.name}`);
-      this.errors.push({
+      this.report({
         source: "timeout",
         message: `run did not finish within ${timeoutMs} ms; pending registrations: ${stuck.join(", ") || "none"}`,
       });
       // The program would go on after this returns (the runtime is process-wide): creating what no
       // returned run holds, registering into the next run, failing unhandled once the emulator
-      // stops. Stop it as the engine stops an update: nothing more is registered, and what a
-      // provider has under way finishes (each has its own time limit), so the run holds, and
-      // destroyRun deletes, everything it made.
-      this.stopped = `not done: the run had timed out after ${timeoutMs} ms`;
-      await this.settle();
+      // stops. Stop it as the engine stops an update: nothing more is registered, waits end, and
+      // what a provider has sent finishes, so the run holds, and destroyRun deletes, all it made.
+      this.stop(`the run had timed out after ${timeoutMs} ms`);
     }
+    if (this.stopped !== undefined) await this.settle();
     // Unhandled rejections (and their `rejectionHandled` counterparts) are reported after the
     // microtask queue drains: let them arrive while this run still listens.
     for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -226,11 +283,34 @@ class Run {
   dispose(): void {
     for (const undo of this.restore.reverse()) undo();
     this.restore = [];
+    if (this.stopped !== undefined) forgetPendingPromises();
+    this.finish();
+  }
+
+  /**
+   * Records an error once per cause. One failure reaches a test several ways: a failed registration
+   * rejects the resource's outputs, and every resource given them fails to serialize
+   * (`error serializing property "content": … failed to register new resource mail [type]: …`),
+   * each rejection also unhandled. Only the cause is kept, and nothing the kit's stop caused.
+   */
+  private report(error: RunError): void {
+    const message = causeOf(error.message);
+    if (message.includes(STOPPED)) return;
+    const registered = /^failed to register new resource (\S+) \[([^\]]+)\]: ([\s\S]*)$/.exec(message);
+    const known = (candidate: RunError) =>
+      candidate.message === message ||
+      (registered !== null &&
+        candidate.source === "registration" &&
+        candidate.subject === `${registered[2]}::${registered[1]}` &&
+        candidate.message === registered[3]);
+    if (this.errors.some(known)) return;
+    this.errors.push({ ...error, message });
   }
 
   /** Answers a mock call, counted as under way; refused once the run has stopped. */
   private async answering<T>(answer: () => Promise<T>): Promise<T> {
-    if (this.stopped !== undefined) throw new Error(this.stopped);
+    const refusal = this.refusal();
+    if (refusal) throw invokeError(refusal);
     this.inFlight += 1;
     try {
       return await answer();
@@ -239,12 +319,22 @@ class Run {
     }
   }
 
+  /** Why a registration or invoke asked now is refused: this run stopped, or it comes from another run. */
+  private refusal(): string | undefined {
+    const owner = runOfStep.getStore();
+    if (owner !== undefined && owner !== this)
+      return `${STOPPED}: not registered, its run had ended (${owner.stopped ?? "it had returned"})`;
+    if (this.stopped !== undefined) return `${STOPPED}: not registered, ${this.stopped}`;
+    return undefined;
+  }
+
   /** Waits until no mock call is under way, twice in a row across a short timer. */
   private async settle(): Promise<void> {
     let quietRounds = 0;
     while (quietRounds < 2) {
-      await new Promise((resolve) => setTimeout(resolve, this.inFlight > 0 ? 20 : 5));
-      quietRounds = this.inFlight === 0 ? quietRounds + 1 : 0;
+      const busy = this.inFlight > 0 || this.pending > 0;
+      await new Promise((resolve) => setTimeout(resolve, busy ? 20 : 5));
+      quietRounds = this.inFlight === 0 && this.pending === 0 ? quietRounds + 1 : 0;
     }
   }
 
@@ -259,8 +349,8 @@ class Run {
       // An error the program did not handle ends it, as the language host does: the engine lets
       // the operations under way finish, and nothing more is registered. The runtime's own queue
       // may never empty then (a registration waiting on what failed).
-      if (this.programEnded) {
-        while (this.pending > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (this.programEnded || this.stopped !== undefined) {
+        await this.settle();
         return;
       }
       await Promise.race([runtimeInternals.waitForRPCs(), this.ended]);
@@ -294,6 +384,12 @@ class Run {
     const monitor = pulumi.runtime.getMonitor() as unknown as Monitor;
     const original = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req, callback) => {
+      // Refused without a record: the engine never sees what a stopped program declares.
+      const refusal = this.refusal();
+      if (refusal) {
+        callback(new Error(refusal));
+        return Promise.resolve();
+      }
       const propertyDependencies: Record<string, string[]> = {};
       req.getPropertydependenciesMap().forEach((deps, key) => {
         propertyDependencies[key] = deps.getUrnsList();
@@ -321,11 +417,13 @@ class Run {
           if (error) {
             registration.status = "failed";
             registration.error = errorMessage(error);
-            this.errors.push({
+            this.report({
               source: "registration",
               subject: `${registration.type}::${registration.name}`,
               message: registration.error,
             });
+            // As the engine after a failed step: nothing more starts; what is under way finishes.
+            this.stop(`${registration.type}::${registration.name} failed`);
             this.fail();
           } else {
             registration.status = "created";
@@ -340,22 +438,33 @@ class Run {
   }
 
   private captureUnhandled(): void {
-    // A failed registration rejects outputs nobody may await; keep those as errors, not crashes.
-    // The runtime rethrows a resource's preparation error (e.g. an input from a failed resource)
-    // from a promise nobody awaits; under the engine that ends the program. Record it and mark the
-    // promise handled, so jest (which tracks it until `rejectionHandled`) does not fail the test.
-    const onRejection = (reason: unknown, promise: Promise<unknown>) => {
-      // One failure rejects a chain of wrapper promises: record each message once.
-      const message = errorMessage(reason);
-      if (!this.errors.some((e) => e.source === "unhandled" && e.message === message)) {
-        this.errors.push({ source: "unhandled", message });
-      }
+    // A failed registration rejects outputs nobody awaits, and the runtime rethrows a resource's
+    // preparation error (an input from a failed resource) from a promise nobody awaits. Under the
+    // engine the language host takes these, reports each error once and ends the program; here
+    // the run is the language host. While it runs it takes the process's unhandled rejections
+    // from the test runner (node:test fails the test at one, jest at one it still tracks) and
+    // gives them back after; a rejection handled late is then no warning either.
+    const process = nodeRealm.process;
+    const onRejection = (reason: unknown) => {
+      this.report({ source: "unhandled", message: errorMessage(reason) });
       this.fail();
       this.endProgram();
-      promise.catch(() => undefined);
     };
-    nodeRealm.process.on("unhandledRejection", onRejection);
-    this.restore.push(() => nodeRealm.process.off("unhandledRejection", onRejection));
+    const onHandledLate = () => undefined;
+    const taken = process.rawListeners("unhandledRejection") as ((...args: unknown[]) => void)[];
+    process.removeAllListeners("unhandledRejection");
+    process.on("unhandledRejection", onRejection);
+    process.on("rejectionHandled", onHandledLate);
+    this.restore.push(() => {
+      // Given back only as they were taken: a test runner that changed its own since (jest at the
+      // end of a test that timed out) keeps what it set.
+      const untouched = process
+        .rawListeners("unhandledRejection")
+        .every((listener) => listener === onRejection);
+      process.off("unhandledRejection", onRejection);
+      process.off("rejectionHandled", onHandledLate);
+      if (untouched) for (const listener of taken) process.on("unhandledRejection", listener);
+    });
   }
 
   private captureProviderLogs(): void {
@@ -402,13 +511,10 @@ class Run {
       try {
         return await getDnsRecords(this.options.emulator, inputs);
       } catch (error) {
-        // Pulumi's invoke passes on only an error's `details`, as the engine's gRPC error carries
-        // the provider's message: without it the program would see an empty error.
-        const message = errorMessage(error);
-        throw Object.assign(new Error(message), { details: message });
+        throw invokeError(errorMessage(error));
       }
     }
-    this.errors.push({ source: "program", subject: args.token, message: `unexpected invoke ${args.token}` });
+    this.report({ source: "program", subject: args.token, message: `unexpected invoke ${args.token}` });
     return {};
   }
 
@@ -538,4 +644,31 @@ class Run {
     }
     return provider;
   }
+}
+
+/**
+ * The cause inside a serialization chain: a resource given a failed resource's output fails with
+ * `error serializing property "x": ` before the cause, once per level of nesting.
+ */
+function causeOf(message: string): string {
+  return message.replace(/^(?:error serializing property "[^"]*": )+/, "");
+}
+
+/**
+ * An error as an invoke's answer. Pulumi's invoke passes on only an error's `details`, as the
+ * engine's gRPC error carries the provider's message: without it the program would see "Error".
+ */
+function invokeError(message: string): Error {
+  return Object.assign(new Error(message), { details: message });
+}
+
+/**
+ * Forgets the promises a stopped program left pending. Pulumi's runtime keeps each of its promises
+ * until it settles and, at process exit, reports those left and sets exit code 1 unless errors
+ * were logged (runtime/debuggable.js): under the engine a failed program's leftovers are never
+ * reported. The run reported its errors itself, so its leftovers must not fail the test process.
+ */
+function forgetPendingPromises(): void {
+  const store = (globalThis as { globalStore?: { leakCandidates?: Set<unknown> } }).globalStore;
+  store?.leakCandidates?.clear();
 }

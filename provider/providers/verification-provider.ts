@@ -5,6 +5,7 @@ import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
 import { redact } from "../client/redact";
 import { checkVerificationInputs, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
+import { kitRunStop } from "../verification/kit-run-stop";
 import { WaitClock, waitForChecks, WaitOutcome, waitTimes } from "../verification/wait";
 import { connectionSetting, READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffByRules, diffProperties, DiffRules } from "./diff";
@@ -117,6 +118,7 @@ async function verify(inputs: VerificationProps, clock: WaitClock): Promise<Veri
       ...clock,
       checks: inputs.checks,
       ...waitTimes(inputs),
+      signal: kitRunStop(),
       log: (line) => log.info(`${domain}: ${line}`),
     });
   } catch (error) {

@@ -1,3 +1,4 @@
+import { setTimeout as setTimeoutPromise } from "node:timers/promises";
 import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
 import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { describeFailing, failingChecks, formatDuration } from "./report";
@@ -11,6 +12,11 @@ export interface WaitOptions {
   maxPollIntervalMs: number;
   /** Progress lines ("still waiting for DKIM (Missing); 4m05s left"). */
   log: (line: string) => void;
+  /**
+   * Ends the wait between polls, which then throws the signal's reason: the test kit's stop of a
+   * run that ended early (see kit-run-stop.ts). @default none: the wait runs to its verdict or timeout
+   */
+  signal?: AbortSignal;
   /** Injected for tests. @default Date.now, setTimeout, Math.random */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -42,7 +48,9 @@ export async function waitForChecks(
   options: WaitOptions,
 ): Promise<WaitOutcome> {
   const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // The real sleep's timer goes with an abort, so a stopped wait keeps nothing pending.
+  const sleep =
+    options.sleep ?? ((ms: number) => setTimeoutPromise(ms, undefined, { signal: options.signal }));
   const random = options.random ?? Math.random;
   const deadline = now() + options.timeoutMs;
   let polls = 0;
@@ -50,6 +58,7 @@ export async function waitForChecks(
   let lastError: Error | undefined;
 
   for (;;) {
+    options.signal?.throwIfAborted();
     polls++;
     try {
       result = await check(checkRequestTimeout(options.timeoutMs, deadline - now()));
@@ -71,7 +80,29 @@ export async function waitForChecks(
 
     const grown = Math.min(options.maxPollIntervalMs, options.pollIntervalMs * 1.5 ** (polls - 1));
     const jittered = Math.min(options.maxPollIntervalMs, grown * (0.8 + 0.4 * random()));
-    await sleep(Math.max(0, Math.min(jittered, left)));
+    await stoppable(sleep(Math.max(0, Math.min(jittered, left))), options.signal);
+  }
+}
+
+/** `pause`, ended early when `signal` aborts: then it rejects with the signal's reason. */
+async function stoppable(pause: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return pause;
+  // Aborted before or during it, the real sleep rejects too: that is never the error reported.
+  pause.catch(() => undefined);
+  signal.throwIfAborted();
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  aborted.catch(() => undefined); // raced below; never left unhandled
+  try {
+    await Promise.race([pause, aborted]);
+  } catch (error) {
+    // The real sleep rejects with its own AbortError: the reason is what the caller gave.
+    throw signal.aborted ? signal.reason : error;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
 }
 

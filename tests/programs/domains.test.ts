@@ -398,11 +398,10 @@ describe("program: a corrupted DKIM record", () => {
     expect(elapsed).toBeLessThan(30_000);
     expect(run.ofType(ROUTE)).toEqual([]);
     expect(emulator().state.routes).toEqual([]);
-    expect(run.errors).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ source: "registration", message: expect.stringContaining("DKIM") }),
-        expect.objectContaining({ source: "output", subject: "verified" }),
-      ]),
-    );
+    // The failed wait is the one error: the outputs it leaves unresolved are not errors of their own.
+    expect(run.errors).toEqual([
+      expect.objectContaining({ source: "registration", message: expect.stringContaining("DKIM") }),
+    ]);
+    expect(run.outputs).not.toHaveProperty("verified");
   }, 60_000); // past the 30 s bound above, so that the bound, not jest, says what went wrong
 });

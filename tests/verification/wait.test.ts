@@ -234,3 +234,57 @@ describe("report", () => {
     expect(formatDuration(-5)).toBe("0s");
   });
 });
+
+describe("waitForChecks stopped by its signal (the test kit's run stop)", () => {
+  it("ends a sleep between polls at once with the signal's reason, and polls no more", async () => {
+    const controller = new AbortController();
+    let polls = 0;
+    const sleeping = new Promise<void>(() => undefined); // a sleep that would never end by itself
+    const wait = waitForChecks(
+      async () => {
+        polls++;
+        return DKIM_MISSING;
+      },
+      { ...clock().settings, sleep: () => sleeping, signal: controller.signal },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(polls).toBe(1);
+    controller.abort(new Error("stopped: the run ended"));
+    await expect(wait).rejects.toThrow("stopped: the run ended");
+    expect(polls).toBe(1);
+  });
+
+  it("does not poll when the signal is already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort(new Error("stopped before it began"));
+    let polls = 0;
+    const wait = waitForChecks(
+      async () => {
+        polls++;
+        return OK;
+      },
+      { ...clock().settings, signal: controller.signal },
+    );
+    await expect(wait).rejects.toThrow("stopped before it began");
+    expect(polls).toBe(0);
+  });
+
+  it("clears the real sleep's timer, so a stopped wait keeps nothing pending", async () => {
+    const controller = new AbortController();
+    const { settings } = clock();
+    const { sleep: _fake, now: _now, ...real } = settings; // the real sleep and clock
+    const wait = waitForChecks(async () => DKIM_MISSING, {
+      ...real,
+      pollIntervalMs: 3_600_000,
+      maxPollIntervalMs: 3_600_000,
+      timeoutMs: 7_200_000,
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const timersBefore = process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    controller.abort(new Error("stopped"));
+    await expect(wait).rejects.toThrow("stopped");
+    const timersAfter = process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    expect(timersAfter).toBe(timersBefore - 1);
+  });
+});
