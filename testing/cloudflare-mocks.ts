@@ -99,6 +99,14 @@ export async function createDnsRecord(
 ): Promise<pulumi.runtime.MockResourceResult> {
   const cloudflare = options.emulator!.cloudflare;
   const inputs = registration.inputs;
+  // The provider refuses this before any request (terraform-provider-cloudflare v5.19.1,
+  // internal/services/dns_record/resource.go, Create: `data.Proxied.ValueBool() &&
+  // data.TTL.ValueFloat64() != 1`; an absent TTL reads as 0, so it is refused too).
+  if (inputs.proxied === true && inputs.ttl !== 1)
+    throw new Error(
+      "ttl must be set to 1 when `proxied` is true: When a DNS record is marked as `proxied` the TTL must be 1 " +
+        "as Cloudflare will control the TTL internally.",
+    );
   let body: CloudflareRecordBody = {};
   for (const key of ["comment", "content", "name", "priority", "proxied", "ttl", "type"] as const) {
     if (inputs[key] !== undefined && inputs[key] !== null)
@@ -194,8 +202,10 @@ export async function getDnsRecords(
       query.append(apiKey, String(value));
     }
   }
-  const maxItems =
-    typeof inputs.maxItems === "number" && inputs.maxItems > 0 ? Math.trunc(inputs.maxItems) : 1000;
+  // list_data_source.go (`Read`, v5.19.1): `maxItems := int(data.MaxItems.ValueInt64())`, then
+  // `if maxItems <= 0 { maxItems = 1000 }`: absent, 0 or negative is 1,000.
+  const requested = typeof inputs.maxItems === "number" ? Math.trunc(inputs.maxItems) : 0;
+  const maxItems = requested > 0 ? requested : 1000;
   const results: Record<string, unknown>[] = [];
   for (let page = 1; ; page++) {
     if (page > 1) query.set("page", String(page));

@@ -58,6 +58,27 @@ export const cloudflareErrors = {
     fail(400, { code: 9007, message: `Content for ${type} record is invalid.` }),
   notProxiable: () => fail(400, { code: 9004, message: "This record type cannot be proxied." }),
 
+  // A comment over the free plan's 100 characters: code and words from a client's log of the
+  // API's answer (STRRL/cloudflare-tunnel-ingress-controller issue #168).
+  commentTooLong: () =>
+    fail(400, { code: 9313, message: "DNS record comment exceeds the maximum length of 100 characters." }),
+  // chosen: the same code for a line break, which the record-attributes page forbids.
+  commentLineBreak: () =>
+    fail(400, {
+      code: 9313,
+      message: "DNS record comment must not contain newline or carriage return characters.",
+    }),
+  // chosen: 9314 for a tag that is not `name:value` within the documented limits.
+  invalidTag: (why: string) => fail(400, { code: 9314, message: `Invalid DNS record tag: ${why}` }),
+
+  /**
+   * A list parameter of a value Cloudflare does not take. 9201 and its words for `order` are
+   * from an answer quoted in mumi/CloudFlare-Dynamic-DNS pull request #2 ("Order must be one of
+   * type, name, content, ttl or proxied."); for the other parameters (chosen) the same code,
+   * naming the parameter.
+   */
+  invalidListParameter: (message: string) => fail(400, { code: 9201, message }),
+
   identicalRecord: () => fail(400, { code: 81058, message: "An identical record already exists." }),
   hostHasAddressOrCname: () =>
     fail(400, { code: 81053, message: "An A, AAAA, or CNAME record with that host already exists." }),

@@ -1,8 +1,12 @@
 import { ResultInfo } from "./envelope";
+import { cloudflareErrors } from "./errors";
 
 /**
  * `page` / `per_page` as Cloudflare reads them. A page past the end is an empty `result`, which
- * is how the provider's auto-pager (getDnsRecords) knows it is done.
+ * is how the provider's auto-pager (getDnsRecords) knows it is done. A `per_page` outside the
+ * documented range, or either one that is not a positive whole number, is refused (400, 9201:
+ * see `cloudflareErrors.invalidListParameter`), never clamped: a client that asks for more than
+ * a page may hold must learn it, not read a short page as the whole.
  */
 export interface PageRequest {
   page: number;
@@ -13,10 +17,16 @@ export function readPageRequest(
   query: URLSearchParams,
   limits: { defaultPerPage: number; minPerPage: number; maxPerPage: number },
 ): PageRequest {
-  const page = positiveInteger(query.get("page")) ?? 1;
-  const requested = positiveInteger(query.get("per_page")) ?? limits.defaultPerPage;
-  // Out-of-range sizes are clamped to the documented bounds rather than refused.
-  const perPage = Math.min(Math.max(requested, limits.minPerPage), limits.maxPerPage);
+  const pageText = query.get("page");
+  const page = pageText === null ? 1 : positiveInteger(pageText);
+  if (page === undefined) throw cloudflareErrors.invalidListParameter("page must be a positive integer.");
+  const perPageText = query.get("per_page");
+  const perPage = perPageText === null ? limits.defaultPerPage : positiveInteger(perPageText);
+  if (perPage === undefined || perPage < limits.minPerPage || perPage > limits.maxPerPage) {
+    throw cloudflareErrors.invalidListParameter(
+      `per_page must be an integer between ${limits.minPerPage} and ${limits.maxPerPage}.`,
+    );
+  }
   return { page, perPage };
 }
 

@@ -1,4 +1,5 @@
 import { CloudflareDnsRecord } from "../store/state";
+import { cloudflareErrors } from "./errors";
 
 /**
  * The filters of `GET /zones/{id}/dns_records`, parsed from the query and matched against stored
@@ -8,8 +9,13 @@ import { CloudflareDnsRecord } from "../store/state";
  *   all case-insensitive; `comment.present` / `comment.absent` test for a comment at all;
  * - `tag` (`name:value`) likewise, plus `tag.present=name` / `tag.absent=name`, combined by
  *   `tag_match` (any|all) into one condition;
- * - `match` (all, the default, or any) combines the conditions.
- * A key may repeat; each occurrence is one condition.
+ * - `match` (all, the default, or any) combines the conditions;
+ * - `search`, meant for people, whose behaviour Cloudflare leaves unspecified and applies apart
+ *   from `match`: here a case-insensitive substring of the name, type, content, comment or a tag,
+ *   and-ed with the rest.
+ * A key may repeat; each occurrence is one condition. The values of `match`, `tag_match`,
+ * `proxied`, `order` and `direction` are checked (`assertListOptions`); the parameters
+ * are those of cloudflare-typescript's `RecordListParams` (`src/resources/dns/records.ts`, 7.1).
  */
 
 type TextOperator = "exact" | "contains" | "startswith" | "endswith";
@@ -81,7 +87,39 @@ function fieldCondition(key: string, value: string): Condition | undefined {
   return undefined;
 }
 
-/** One predicate for a whole query string; unknown keys are ignored, as paging and sorting keys are. */
+/** Case-insensitive substring of any of the fields a person would search. */
+export function searchMatches(record: CloudflareDnsRecord, wanted: string): boolean {
+  const fields = [record.name, record.type, record.content, record.comment ?? "", ...record.tags];
+  return fields.some((field) => textMatches("contains", field, wanted));
+}
+
+const LIST_OPTIONS: [key: string, allowed: readonly string[], message: string][] = [
+  ["match", ["any", "all"], "Match must be one of any or all."],
+  ["tag_match", ["any", "all"], "Tag match must be one of any or all."],
+  [
+    "order",
+    ["type", "name", "content", "ttl", "proxied"],
+    "Order must be one of type, name, content, ttl or proxied.",
+  ],
+  ["direction", ["asc", "desc"], "Direction must be one of asc or desc."],
+  ["proxied", ["true", "false"], "Proxied must be true or false."],
+  ["include_shadow_metadata", ["true", "false"], "include_shadow_metadata must be true or false."],
+];
+
+/**
+ * Refuses a list parameter whose value Cloudflare does not take (400, 9201), instead of reading
+ * it as the default. Unknown keys are let through: a client library can send only the keys
+ * above, and nothing shows Cloudflare refusing others.
+ */
+export function assertListOptions(query: URLSearchParams): void {
+  for (const [key, allowed, message] of LIST_OPTIONS) {
+    for (const value of query.getAll(key)) {
+      if (!allowed.includes(value)) throw cloudflareErrors.invalidListParameter(message);
+    }
+  }
+}
+
+/** One predicate for a whole query string; keys that are not filters (paging, sorting) are skipped. */
 export function recordFilter(query: URLSearchParams): Condition {
   const conditions: Condition[] = [];
   const tagConditions: Condition[] = [];
@@ -92,7 +130,10 @@ export function recordFilter(query: URLSearchParams): Condition {
     if (field) conditions.push(field);
   }
   if (tagConditions.length > 0) conditions.push(combine(tagConditions, query.get("tag_match")));
-  return combine(conditions, query.get("match"));
+  const filters = combine(conditions, query.get("match"));
+  const searches = query.getAll("search");
+  if (searches.length === 0) return filters;
+  return (record) => filters(record) && searches.every((wanted) => searchMatches(record, wanted));
 }
 
 /** All conditions, or at least one with `any`; no conditions match everything. */

@@ -131,17 +131,84 @@ export function validateRecord(
   const proxied = draft.proxied ?? DEFAULTS.proxied;
   if (proxied && !PROXIABLE_TYPES.has(type)) throw cloudflareErrors.notProxiable();
 
+  const comment = draft.comment ? draft.comment : null;
+  if (comment !== null) assertValidComment(comment);
+  const tags = draft.tags ?? [];
+  assertValidTags(tags);
+
   return {
     name,
     type,
     content,
-    ttl,
+    // A proxied record's TTL is Cloudflare's ("Auto"): stored and answered as 1 whatever was sent
+    // (cloudflare-docs `dns/manage-dns-records/reference/ttl.mdx`: "all proxied records have a TTL
+    // of Auto"; the Cloudflare provider refuses to send another, "Cloudflare will control the TTL").
+    ttl: proxied ? 1 : ttl,
     proxied,
     priority,
-    comment: draft.comment ? draft.comment : null,
-    tags: draft.tags ?? [],
-    settings: draft.settings ?? {},
+    comment,
+    tags,
+    settings: knownSettings(type, draft.settings ?? {}),
   };
+}
+
+/** The free plan's limit, which the stand-in's zones (plan "Free Website") are on. */
+export const MAX_COMMENT_LENGTH = 100;
+
+/**
+ * A comment as cloudflare-docs `dns/manage-dns-records/reference/record-attributes.mdx` allows it:
+ * any characters but newline and carriage return; at most 100 characters on the free plan
+ * (`src/content/plans/index.json`, `dns.record_comments.character_limit`; 500 on paid plans),
+ * counted as Unicode characters.
+ */
+export function assertValidComment(comment: string): void {
+  if (/[\r\n]/.test(comment)) throw cloudflareErrors.commentLineBreak();
+  if ([...comment].length > MAX_COMMENT_LENGTH) throw cloudflareErrors.commentTooLong();
+}
+
+/**
+ * Tags as the same page allows them: `name:value`, the name of letters, digits, `-` and `_`, the
+ * value under the comment's rules; with the paid plans' limits (`dns.record_tags`: names of at
+ * most 32 characters, values of at most 100, 20 tags a record). Free-plan zones cannot have tags
+ * at all; the stand-in accepts them so that a test can hold what a paid zone holds
+ * (docs/emulator.md).
+ */
+export function assertValidTags(tags: string[]): void {
+  if (tags.length > 20) throw cloudflareErrors.invalidTag("a record has at most 20 tags.");
+  for (const tag of tags) {
+    const colon = tag.indexOf(":");
+    if (colon < 0) throw cloudflareErrors.invalidTag(`${JSON.stringify(tag)} is not of the form name:value.`);
+    const name = tag.slice(0, colon);
+    const value = tag.slice(colon + 1);
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(name)) {
+      throw cloudflareErrors.invalidTag(
+        `${JSON.stringify(name)}: a tag name is 1 to 32 letters, digits, "-" or "_".`,
+      );
+    }
+    if (/[\r\n]/.test(value) || [...value].length > 100) {
+      throw cloudflareErrors.invalidTag(
+        `the value of ${JSON.stringify(name)} has a line break or more than 100 characters.`,
+      );
+    }
+  }
+}
+
+/**
+ * The settings a record of `type` has (cloudflare-typescript 7.1 `src/resources/dns/records.ts`:
+ * every type's `Settings` has `ipv4_only` and `ipv6_only`, a CNAME's also `flatten_cname`), each
+ * a boolean (another JSON type is 9207). Other keys are dropped: no source shows Cloudflare
+ * refusing them, and none shows it keeping them.
+ */
+export function knownSettings(type: string, settings: Record<string, unknown>): Record<string, boolean> {
+  const known = type === "CNAME" ? ["flatten_cname", "ipv4_only", "ipv6_only"] : ["ipv4_only", "ipv6_only"];
+  const kept: Record<string, boolean> = {};
+  for (const key of known) {
+    const value = settings[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "boolean") throw cloudflareErrors.invalidBody();
+    kept[key] = value;
+  }
+  return kept;
 }
 
 export function isProxiable(type: string): boolean {

@@ -5,8 +5,12 @@ import { isProxiable } from "./record-input";
  * A stored record as the v4 API returns it (its DNS-record schema). The provider diffs on
  * these, so: `proxied` always a boolean, `comment` null and `tags` [] when none, `priority` only on
  * MX, the `*_modified_on` stamps only when there is a comment / are tags, no zone_id/zone_name.
+ * `meta` is `{}` plus, when asked for, the shadow fields (`record-shadows.ts`).
  */
-export function recordJson(record: CloudflareDnsRecord): Record<string, unknown> {
+export function recordJson(
+  record: CloudflareDnsRecord,
+  meta: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     id: record.id,
     name: record.name,
@@ -16,8 +20,8 @@ export function recordJson(record: CloudflareDnsRecord): Record<string, unknown>
     proxiable: isProxiable(record.type),
     proxied: record.proxied,
     ttl: record.ttl,
-    settings: record.settings,
-    meta: {},
+    ...settingsJson(record),
+    meta,
     comment: record.comment,
     tags: record.tags,
     created_on: record.createdOn,
@@ -26,4 +30,17 @@ export function recordJson(record: CloudflareDnsRecord): Record<string, unknown>
       record.commentModifiedOn && { comment_modified_on: record.commentModifiedOn }),
     ...(record.tags.length > 0 && record.tagsModifiedOn && { tags_modified_on: record.tagsModifiedOn }),
   };
+}
+
+/**
+ * `settings` as Cloudflare answers it: what was set, and for a proxied CNAME `flatten_cname`
+ * false unless set (seen in list answers: `"settings":{"flatten_cname":false}` on proxied CNAMEs,
+ * `{}` on A, MX and NS records). An unproxied CNAME with nothing set has no `settings` at all
+ * (terraform-provider-cloudflare v5.19.1 `internal/services/dns_record/resource.go`, `Read`: "the
+ * Cloudflare API omits the settings object entirely for non-proxied CNAME records").
+ */
+function settingsJson(record: CloudflareDnsRecord): { settings?: Record<string, unknown> } {
+  if (record.type !== "CNAME") return { settings: { ...record.settings } };
+  if (record.proxied) return { settings: { flatten_cname: false, ...record.settings } };
+  return Object.keys(record.settings).length > 0 ? { settings: { ...record.settings } } : {};
 }

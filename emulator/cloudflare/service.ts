@@ -19,16 +19,20 @@
  * - Unsupported or missing type: 400, 1004 + [9020 "Invalid DNS record type"]. Missing content:
  *   1004 + [9101 "content is a required field."]. Priority out of 0..65535: 1004 + [9008]. Bad
  *   hostname target (CNAME/MX/NS): 400, 9007. Proxied on TXT/MX/NS: 400, 9004. 9005/9006 are 400.
- * - Conflicts are 400 (81053/81054 statuses are [uncertain]). 81054 is given for any non-CNAME
- *   type added where a CNAME exists; a CNAME where only TXT/MX/NS exist is allowed (81053 names
- *   A/AAAA/CNAME only). NS exclusivity on a name is not enforced.
+ * - Conflicts are 400 (81053/81054 statuses are [uncertain]), in either order: a CNAME where an
+ *   A/AAAA/CNAME is (81053), an A/AAAA where a CNAME is (81054). TXT, MX and NS may share a name
+ *   with a CNAME, as on Cloudflare (`record-conflicts.ts` cites why). NS exclusivity on a name is
+ *   not enforced.
  * - Stored as sent except where Cloudflare rewrites: names lowercase FQDN; CNAME/MX/NS content
  *   lowercase (trailing dot kept); AAAA compressed (RFC 5952); TXT never quoted, long quoted
- *   strings split when `splitLongTxt`. An empty `comment` counts as none. TXT length limits
- *   (2,048 / 8,192) are not enforced.
- * - `meta` is `{}`, `settings` echoes what was sent (`{}` by default), no `locked` field.
- * - Paging: out-of-range `per_page` is clamped (records 5..5,000,000, zones 5..50), not refused.
- *   Without `order` records come in creation order.
+ *   strings split when `splitLongTxt`; a proxied record's TTL 1. An empty `comment` counts as
+ *   none; comments and tags are checked (`record-input.ts`). TXT length limits (2,048 / 8,192)
+ *   are not enforced.
+ * - `meta` is `{}` (plus the shadow fields when a list asks for them); `settings` holds the
+ *   type's known keys (`record-json.ts`); no `locked` field.
+ * - Lists: invalid `match`, `tag_match`, `order`, `direction`, `proxied`, `page` and an
+ *   out-of-range `per_page` (records 1..5,000,000, zones 5..50) are 400, 9201. `search` and the
+ *   shadow parameters are served. Without `order` records come in creation order.
  * - Faults: 429 → 971 "Please wait and consider throttling your request speed", 503 → 10001
  *   "Service temporarily unavailable", 500 → 10002 "Internal server error", body too large → 413,
  *   10008 "Request entity too large".

@@ -114,8 +114,9 @@ export function claimFor(
   const ownCount = competing.length - foreign.length;
   const describe = (record: ExistingRecord) => describeRecord(record, publisher);
 
-  // A CNAME excludes every other record at its name (RFC 1034 §3.6.2; Cloudflare refuses one
-  // beside it with 81054): no policy can publish there, not even beside it.
+  // A CNAME excludes every other record at its name (RFC 1034 §3.6.2): no policy can publish
+  // there, not even beside it. Cloudflare refuses only an A or AAAA beside one (81054) and keeps
+  // a TXT or MX there, so this rule, not the API, is what stops such a record.
   const cname =
     planned.type.toUpperCase() !== "CNAME" ? zone.find((record) => cnameAt(planned, record)) : undefined;
   if (cname) {

@@ -81,3 +81,51 @@ it("getDnsRecords sends tagMatch as the API's tag_match: any of two tag conditio
     names: [`${prefix}-a.example.com`, `${prefix}-none.example.com`],
   });
 });
+
+it("a proxied record with a TTL other than 1 fails before any request, as the provider refuses it", async () => {
+  const name = `proxied-${process.pid}.example.com`;
+  const posts = () => emulator().requests.count("cloudflare:dns_records.create");
+  const before = posts();
+  const run = await runProgram(
+    () => {
+      const record = new cloudflare.DnsRecord("r", {
+        zoneId: emulator().cloudflare.zones[0].id,
+        name,
+        type: "A",
+        content: "192.0.2.1",
+        proxied: true,
+        ttl: 300,
+      });
+      return { id: record.id };
+    },
+    { mode: "live", emulator: emulator() },
+  );
+  expect(run.errors.map((e) => e.message).join("\n")).toContain(
+    "ttl must be set to 1 when `proxied` is true",
+  );
+  expect(posts()).toBe(before);
+  expect(held(name)).toBe(0);
+});
+
+it("getDnsRecords with maxItems 0 reads up to 1,000, as the provider does", async () => {
+  const { url, apiToken, zones } = emulator().cloudflare;
+  const zoneId = zones[0].id;
+  const prefix = `many-${process.pid}`;
+  for (let i = 0; i < 101; i++) {
+    const answer = await fetch(`${url}/zones/${zoneId}/dns_records`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${apiToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ type: "TXT", name: `${prefix}-${i}.example.com`, content: '"x"', ttl: 1 }),
+    });
+    expect(answer.status).toBe(200);
+  }
+  const run = await runProgram(
+    () => {
+      const found = cloudflare.getDnsRecordsOutput({ zoneId, name: { startswith: prefix }, maxItems: 0 });
+      return { count: found.results.apply((results) => results.length) };
+    },
+    { mode: "live", emulator: emulator() },
+  );
+  expect(run.errors).toEqual([]);
+  expect(run.outputs).toEqual({ count: 101 });
+});
