@@ -21,11 +21,17 @@ export interface RecordContext {
 
 const KIND = "cloudflare.dns_record";
 
-export function listRecords({ store, zone }: RecordContext, query: URLSearchParams): ServiceResponse {
+/** The zone's records that the list's filters in `query` match, in creation order. */
+export function matchingRecords(
+  { store, zone }: Pick<RecordContext, "store" | "zone">,
+  query: URLSearchParams,
+) {
   const matches = recordFilter(query);
-  const records = store.state.cloudflare.records.filter(
-    (record) => record.zoneId === zone.id && matches(record),
-  );
+  return store.state.cloudflare.records.filter((record) => record.zoneId === zone.id && matches(record));
+}
+
+export function listRecords(context: RecordContext, query: URLSearchParams): ServiceResponse {
+  const records = matchingRecords(context, query);
   const sorted = sortBy(records, recordOrder(query.get("order")), query.get("direction"));
   const page = paginate(
     sorted,
@@ -34,7 +40,11 @@ export function listRecords({ store, zone }: RecordContext, query: URLSearchPara
   return { ...success(page.items.map(recordJson), page.info), effect: { listed: page.items.length } };
 }
 
-export function createRecord({ store, config, zone }: RecordContext, json: unknown): ServiceResponse {
+/**
+ * What a POST does to the store: validates the body, refuses a conflict, stores the record. The
+ * endpoint and the emulator's seeding (`emulator.cloudflare.addRecord`) both go through it.
+ */
+export function insertRecord({ store, config, zone }: RecordContext, json: unknown): CloudflareDnsRecord {
   const fields = validateRecord(draftFromBody(readRecordBody(json)), zone.name, config);
   assertNoConflict(store.state.cloudflare.records, zone.id, fields);
   const now = cloudflareTimestamp();
@@ -49,6 +59,11 @@ export function createRecord({ store, config, zone }: RecordContext, json: unkno
   };
   store.state.cloudflare.records.push(record);
   store.changed();
+  return record;
+}
+
+export function createRecord(context: RecordContext, json: unknown): ServiceResponse {
+  const record = insertRecord(context, json);
   return {
     ...success(recordJson(record)),
     effect: { created: { kind: KIND, id: record.id, name: record.name } },
@@ -77,11 +92,17 @@ export function patchRecord(context: RecordContext, recordId: string, json: unkn
   return writeRecord(context, existing, fields);
 }
 
-export function deleteRecord(context: RecordContext, recordId: string): ServiceResponse {
+/** What a DELETE does to the store (shared with `emulator.cloudflare.removeRecord`). */
+export function removeRecord(context: RecordContext, recordId: string): CloudflareDnsRecord {
   const record = requireRecord(context, recordId);
   const records = context.store.state.cloudflare.records;
   records.splice(records.indexOf(record), 1);
   context.store.changed();
+  return record;
+}
+
+export function deleteRecord(context: RecordContext, recordId: string): ServiceResponse {
+  const record = removeRecord(context, recordId);
   return { ...success({ id: record.id }), effect: { deleted: { kind: KIND, id: record.id } } };
 }
 
