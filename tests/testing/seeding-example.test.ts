@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
+import { readFileSync } from "node:fs";
 import { Domain, Route } from "../../provider";
 import { destroyRun, Emulator, runProgram, RunOptions, startEmulator } from "../../testing";
+import { documentBlock } from "../support/readme";
 
 /**
  * The example of docs/testing.md "Seeding and inspecting the emulator" (and README "Test your
  * program"), as a user writes it: only the kit's exports (`pulumi-email-delivery/testing`) and
- * the package's resources. Keep the two in step.
+ * the package's resources. The last test holds the document to this file's code.
  */
 
 let emulator: Emulator;
@@ -73,4 +75,16 @@ test("routes on a domain another stack made and verified", async () => {
   expect(emulator.emailApi.routes()).toEqual([
     expect.objectContaining({ id: run.outputs.routeId, name: "support", domain_id: news.id }),
   ]);
+});
+
+test("docs/testing.md shows this example, imports from the package's entries", () => {
+  const shown = documentBlock("docs/testing.md", "ts mail-seeding.test.ts");
+  const here = readFileSync(__filename, "utf8");
+  const example = (text: string) =>
+    text.slice(text.indexOf("let emulator: Emulator;"), text.indexOf('\ntest("docs/'));
+  expect(example(shown).trimEnd()).toBe(example(here).trimEnd());
+  expect(shown).toContain('import { Domain, Route } from "pulumi-email-delivery";');
+  expect(shown).toContain(
+    'import { destroyRun, Emulator, runProgram, RunOptions, startEmulator } from "pulumi-email-delivery/testing";',
+  );
 });
