@@ -6,4 +6,14 @@ export * from "./config";
 export * from "./http/faults";
 export * from "./http/request-log";
 export type { EmulatorState } from "./store/state";
+export type { AddDomainOptions, CloudflareSeeding, EmailApiSeeding } from "./seeding";
+export type { CloudflareRecordFilter, CloudflareRecordInput } from "./cloudflare/seed";
+export type { CloudflareRecordJson } from "./cloudflare/record-json";
+export type { SeedRouteInput } from "./email-api/seed";
+export type { CreatedDomainJson, DomainJson } from "./email-api/domains";
+export type { RouteJson } from "./email-api/routes";
+export type { DnsRecordJson } from "./email-api/dns-records";
+// What the seeding methods throw: Cloudflare's errors, the service's refusals.
+export { CloudflareApiError } from "./cloudflare/envelope";
+export { ApiError, ParameterError } from "./email-api/errors";
 export { runCli } from "./cli";

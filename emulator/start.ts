@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { Resolver } from "node:dns";
-import { addZone, cloudflareService } from "./cloudflare";
+import { addZone, cloudflareService, CloudflareServiceContext } from "./cloudflare";
 import { normaliseName } from "./cloudflare/names";
 import { CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
 import { startDnsServer } from "./dns";
-import { emailApiService, seedServer } from "./email-api";
+import { EmailApiContext, emailApiService, seedServer } from "./email-api";
 import { FaultInjector, FaultRule } from "./http/faults";
 import { RateLimit, ServiceRateLimit } from "./http/rate-limit";
 import { RequestLog } from "./http/request-log";
 import { RunningService, startHttpService } from "./http/service";
+import { CloudflareSeeding, EmailApiSeeding, emulatorSeeding } from "./seeding";
 import { EmulatorState } from "./store/state";
 import { StateFile } from "./store/state-file";
 import { Store } from "./store/store";
@@ -52,9 +53,27 @@ export interface EmulatorOptions {
   rateLimit?: RateLimit;
 }
 
+/** The email service: its settings, and its objects seeded and read without HTTP (`addDomain`, …). */
+export interface EmulatorEmailApi extends EmailApiSeeding {
+  url: string;
+  /** The key of the emulator's server, which the seeding methods work on. */
+  apiKey: string;
+  smtpKey: string;
+  masterKey: string;
+}
+
+/** The Cloudflare stand-in: its settings, and its zones' records seeded and read without HTTP (`addRecord`, …). */
+export interface EmulatorCloudflare extends CloudflareSeeding {
+  /** The API's base URL, `…/client/v4`. */
+  url: string;
+  apiToken: string;
+  /** The zones given at start (`zones`). */
+  zones: { id: string; name: string }[];
+}
+
 export interface Emulator {
-  emailApi: { url: string; apiKey: string; smtpKey: string; masterKey: string };
-  cloudflare: { url: string; apiToken: string; zones: { id: string; name: string }[] };
+  emailApi: EmulatorEmailApi;
+  cloudflare: EmulatorCloudflare;
   dns: { host: string; port: number; address: string };
   /** The shared fault injector: `emulator.faults.set([...])`. */
   faults: FaultInjector;
@@ -62,7 +81,11 @@ export interface Emulator {
   rateLimit: ServiceRateLimit;
   /** Requests received by both HTTP servers. */
   requests: RequestLog;
-  /** The live state (read it in tests; mutate only through the APIs). */
+  /**
+   * The live state, as stored (read it in tests; change it only through the APIs or the seeding
+   * methods). `emulator.cloudflare.records(zone)`, `emulator.emailApi.domains()` and `routes()`
+   * give what the APIs answer instead.
+   */
   state: EmulatorState;
   /** The lines a user pastes into an env file. */
   envLines(): string[];
@@ -177,23 +200,22 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         persisted: () => store.persisted(),
       });
 
-    const emailApi = await serve(
-      emailApiService({ store, dns, masterKey, resolver: () => resolver }),
-      options.ports?.emailApi,
-    );
+    // One context per service, shared by its HTTP API and the seeding methods.
+    const emailApiContext: EmailApiContext = { store, dns, masterKey, resolver: () => resolver };
+    const cloudflareContext: CloudflareServiceContext = { store, config: cloudflareConfig };
+    const emailApi = await serve(emailApiService(emailApiContext), options.ports?.emailApi);
     started.push(emailApi);
-    const cloudflare = await serve(
-      cloudflareService({ store, config: cloudflareConfig }),
-      options.ports?.cloudflare,
-    );
+    const cloudflare = await serve(cloudflareService(cloudflareContext), options.ports?.cloudflare);
     started.push(cloudflare);
+    const seeding = emulatorSeeding({ cloudflare: cloudflareContext, emailApi: emailApiContext, server });
 
     const emulator: Emulator = {
-      emailApi: { url: emailApi.url, apiKey, smtpKey, masterKey },
+      emailApi: { url: emailApi.url, apiKey, smtpKey, masterKey, ...seeding.emailApi },
       cloudflare: {
         url: `${cloudflare.url}/client/v4`,
         apiToken: cloudflareToken,
         zones: zones.map((zone) => ({ id: zone.id, name: zone.name })),
+        ...seeding.cloudflare,
       },
       dns: { host: dnsServer.host, port: dnsServer.port, address: dnsAddress },
       faults,

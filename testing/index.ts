@@ -1,7 +1,18 @@
 // `pulumi-email-delivery/testing`: run a Pulumi program that uses this package against the local
 // emulator, under Pulumi's mocks (no engine, no CLI), from jest or Node's own test runner.
-export { startEmulator } from "../emulator";
-export type { Emulator, EmulatorOptions } from "../emulator";
+export { ApiError, CloudflareApiError, startEmulator } from "../emulator";
+export type {
+  AddDomainOptions,
+  CloudflareRecordFilter,
+  CloudflareRecordInput,
+  CloudflareRecordJson,
+  CreatedDomainJson,
+  DomainJson,
+  Emulator,
+  EmulatorOptions,
+  RouteJson,
+  SeedRouteInput,
+} from "../emulator";
 export { destroyRun, type DestroyResult } from "./destroy";
 export { isRpcSecret, rpcSecret, UNKNOWN } from "./engine-wire";
 export { programFile } from "./program-file";

@@ -28,13 +28,23 @@ const KIND = "cloudflare.dns_record";
  */
 const RECORD_PAGES = { defaultPerPage: 100, minPerPage: 1, maxPerPage: 5_000_000 };
 
-export function listRecords({ store, zone }: RecordContext, query: URLSearchParams): ServiceResponse {
-  assertListOptions(query);
-  const request = readPageRequest(query, RECORD_PAGES);
+/** The zone's records that the list's filters in `query` match (shadow filters too), in creation order. */
+export function matchingRecords(
+  { store, zone }: Pick<RecordContext, "store" | "zone">,
+  query: URLSearchParams,
+): CloudflareDnsRecord[] {
   const zoneRecords = store.state.cloudflare.records.filter((record) => record.zoneId === zone.id);
   const matches = recordFilter(query);
   const shadows = shadowFilter(query, zone.name);
-  const records = zoneRecords.filter((record) => matches(record) && (!shadows || shadows(record)));
+  return zoneRecords.filter((record) => matches(record) && (!shadows || shadows(record)));
+}
+
+export function listRecords(context: RecordContext, query: URLSearchParams): ServiceResponse {
+  assertListOptions(query);
+  const request = readPageRequest(query, RECORD_PAGES);
+  const { store, zone } = context;
+  const zoneRecords = store.state.cloudflare.records.filter((record) => record.zoneId === zone.id);
+  const records = matchingRecords(context, query);
   const sorted = sortBy(records, recordOrder(query.get("order")), query.get("direction"));
   const page = paginate(sorted, request);
   const withShadows = query.get("include_shadow_metadata") === "true";
@@ -44,7 +54,11 @@ export function listRecords({ store, zone }: RecordContext, query: URLSearchPara
   return { ...success(items, page.info), effect: { listed: page.items.length } };
 }
 
-export function createRecord({ store, config, zone }: RecordContext, json: unknown): ServiceResponse {
+/**
+ * What a POST does to the store: validates the body, refuses a conflict, stores the record. The
+ * endpoint and the emulator's seeding (`emulator.cloudflare.addRecord`) both go through it.
+ */
+export function insertRecord({ store, config, zone }: RecordContext, json: unknown): CloudflareDnsRecord {
   const fields = validateRecord(draftFromBody(readRecordBody(json)), zone.name, config);
   assertNoConflict(store.state.cloudflare.records, zone.id, fields);
   const now = cloudflareTimestamp();
@@ -59,6 +73,11 @@ export function createRecord({ store, config, zone }: RecordContext, json: unkno
   };
   store.state.cloudflare.records.push(record);
   store.changed();
+  return record;
+}
+
+export function createRecord(context: RecordContext, json: unknown): ServiceResponse {
+  const record = insertRecord(context, json);
   return {
     ...success(recordJson(record)),
     effect: { created: { kind: KIND, id: record.id, name: record.name } },
@@ -87,11 +106,17 @@ export function patchRecord(context: RecordContext, recordId: string, json: unkn
   return writeRecord(context, existing, fields);
 }
 
-export function deleteRecord(context: RecordContext, recordId: string): ServiceResponse {
+/** What a DELETE does to the store (shared with `emulator.cloudflare.removeRecord`). */
+export function removeRecord(context: RecordContext, recordId: string): CloudflareDnsRecord {
   const record = requireRecord(context, recordId);
   const records = context.store.state.cloudflare.records;
   records.splice(records.indexOf(record), 1);
   context.store.changed();
+  return record;
+}
+
+export function deleteRecord(context: RecordContext, recordId: string): ServiceResponse {
+  const record = removeRecord(context, recordId);
   return { ...success({ id: record.id }), effect: { deleted: { kind: KIND, id: record.id } } };
 }
 

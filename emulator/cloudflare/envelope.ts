@@ -16,16 +16,29 @@ export interface ResultInfo {
 }
 
 /**
- * A failed call, thrown by validators and handlers and turned into the envelope by the service.
- * The provider's SDK decides on the HTTP status, not on `success`, so both must be right.
+ * A failed call, thrown by validators and handlers and turned into the envelope by the service;
+ * the emulator's seeding (`emulator.cloudflare.addRecord`, …) throws it as is. The provider's
+ * SDK decides on the HTTP status, not on `success`, so both must be right. The message is each
+ * error's code and text, with its `error_chain` (where a validation error says what is wrong):
+ * `1004 DNS Validation Error: 9101 content is a required field.`
  */
 export class CloudflareApiError extends Error {
+  override name = "CloudflareApiError";
+
   constructor(
+    /** The HTTP status the API answers with. */
     readonly status: number,
+    /** Cloudflare's `errors`: codes and messages. */
     readonly errors: ApiMessage[],
   ) {
-    super(errors.map((error) => `${error.code} ${error.message}`).join("; "));
+    super(errors.map(describeApiMessage).join("; "));
   }
+}
+
+function describeApiMessage(error: ApiMessage): string {
+  const own = `${error.code} ${error.message}`;
+  const chain = error.error_chain ?? [];
+  return chain.length === 0 ? own : `${own}: ${chain.map(describeApiMessage).join("; ")}`;
 }
 
 // Every answer is JSON: the SDK decodes the delete answer itself and needs the content type.

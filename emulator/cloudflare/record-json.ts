@@ -1,6 +1,32 @@
 import { CloudflareDnsRecord } from "../store/state";
 import { isProxiable } from "./record-input";
 
+/** A DNS record as Cloudflare's v4 API answers it (`result` of a create, an item of a list). */
+export interface CloudflareRecordJson {
+  /** 32 lowercase hex characters. */
+  id: string;
+  /** The fully qualified name, lowercase, without a trailing dot. */
+  name: string;
+  type: string;
+  content: string;
+  /** MX records only. */
+  priority?: number | null;
+  proxiable: boolean;
+  proxied: boolean;
+  /** Seconds; 1 is "automatic". */
+  ttl: number;
+  /** Absent on a DNS-only CNAME with nothing set (see `settingsJson`). */
+  settings?: Record<string, unknown>;
+  /** `{}`, plus the shadow fields when the list asks for them (`record-shadows.ts`). */
+  meta: Record<string, unknown>;
+  comment: string | null;
+  tags: string[];
+  created_on: string;
+  modified_on: string;
+  comment_modified_on?: string;
+  tags_modified_on?: string;
+}
+
 /**
  * A stored record as the v4 API returns it (its DNS-record schema). The provider diffs on
  * these, so: `proxied` always a boolean, `comment` null and `tags` [] when none, `priority` only on
@@ -10,7 +36,7 @@ import { isProxiable } from "./record-input";
 export function recordJson(
   record: CloudflareDnsRecord,
   meta: Record<string, unknown> = {},
-): Record<string, unknown> {
+): CloudflareRecordJson {
   return {
     id: record.id,
     name: record.name,

@@ -5,7 +5,7 @@ import { ServiceResponse } from "../http/service";
 import { success } from "./envelope";
 import { cloudflareErrors } from "./errors";
 import { cloudflareTimestamp } from "./ids";
-import { normaliseName } from "./names";
+import { isAtOrUnder, normaliseName } from "./names";
 import { paginate, readPageRequest, sortBy } from "./paging";
 
 /** The one account every emulated zone belongs to (the id is Cloudflare's documentation example). */
@@ -47,6 +47,27 @@ export function addZone(store: Store, name: string): ZoneRecord {
   store.state.cloudflare.zones.push(zone);
   store.changed();
   return zone;
+}
+
+/**
+ * The zone named by its id or its name (the emulator's seeding takes either); Cloudflare's
+ * "Invalid zone identifier" when none is.
+ */
+export function zoneByIdOrName(store: Store, idOrName: string): ZoneRecord {
+  const name = normaliseName(idOrName);
+  const zone = store.state.cloudflare.zones.find(
+    (candidate) => candidate.id === idOrName || candidate.name === name,
+  );
+  if (!zone) throw cloudflareErrors.zoneNotFound();
+  return zone;
+}
+
+/** The zone `name` is in (the longest zone name it is at or under), if the emulator holds one. */
+export function zoneHolding(store: Store, name: string): ZoneRecord | undefined {
+  const fqdn = normaliseName(name);
+  return store.state.cloudflare.zones
+    .filter((zone) => isAtOrUnder(fqdn, zone.name))
+    .sort((a, b) => b.name.length - a.name.length)[0];
 }
 
 /** The zone a path names, or 404. */

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { DomainRecord, ServerRecord } from "../store/state";
+import { MailDnsConfig } from "../config";
+import { CheckStatus, DomainRecord, ServerRecord } from "../store/state";
 import { Store } from "../store/store";
 import { ActionResult, ServerActionRequest } from "./context";
 import { generateDkimKey, dkimRecordValue } from "./dkim";
-import { evaluateDnsCheck } from "./dns-check";
+import { DnsCheckResult, evaluateDnsCheck } from "./dns-check";
 import { lookupDomainAnswers } from "./dns-lookup";
-import { dnsRecordsFor, domainHosts } from "./dns-records";
+import { DnsRecordJson, dnsRecordsFor, domainHosts } from "./dns-records";
 import { ApiError } from "./errors";
 import { notFoundTexts, validationTexts } from "./messages";
 import { requiredInteger, requiredString, sameId } from "./params";
@@ -13,8 +14,26 @@ import { alphabets, uniqueRandomString } from "./random";
 import { removeWhere } from "./store-ops";
 import { Validation, assertFitsColumn, sameText } from "./validation";
 
+/** A domain as the service answers it (the spec's Domain, §2.2). */
+export interface DomainJson {
+  id: number;
+  uuid: string;
+  name: string;
+  /** Each status is null until the first check (`domains/check`). */
+  spf_status: CheckStatus | null;
+  dkim_status: CheckStatus | null;
+  mx_status: CheckStatus | null;
+  return_path_status: CheckStatus | null;
+  created_at: string;
+}
+
+/** A domain as `domains/create` answers it: with the records to publish. */
+export interface CreatedDomainJson extends DomainJson {
+  dns_records: DnsRecordJson[];
+}
+
 /** The Domain of the spec (§2.2): statuses are null until the first check. */
-export function domainJson(domain: DomainRecord) {
+export function domainJson(domain: DomainRecord): DomainJson {
   return {
     id: domain.id,
     uuid: domain.uuid,
@@ -27,7 +46,7 @@ export function domainJson(domain: DomainRecord) {
   };
 }
 
-function serverDomains(store: Store, server: ServerRecord): DomainRecord[] {
+export function serverDomains(store: Store, server: ServerRecord): DomainRecord[] {
   return store.state.domains.filter((domain) => domain.serverId === server.id);
 }
 
@@ -46,8 +65,9 @@ export function listDomains({ store, server }: ServerActionRequest): ActionResul
 /**
  * Postal's Domain validations: lower-case name only, unique case-insensitively per server.
  * Domains added through the API count as verified (an admin adds them), so routes may use them.
+ * `domains/create` and the emulator's seeding (`emulator.emailApi.addDomain`) both go through it.
  */
-export async function createDomain(request: ServerActionRequest): Promise<ActionResult> {
+export async function insertDomain(request: ServerActionRequest): Promise<DomainRecord> {
   const { store, server, params, dns } = request;
   const name = requiredString(params, "name");
 
@@ -91,14 +111,29 @@ export async function createDomain(request: ServerActionRequest): Promise<Action
   };
   store.state.domains.push(domain);
   store.changed();
+  return domain;
+}
+
+/** A domain with the records to publish, as `domains/create` answers it. */
+export function createdDomainJson(domain: DomainRecord, dns: MailDnsConfig): CreatedDomainJson {
+  return { ...domainJson(domain), dns_records: dnsRecordsFor(domain, dns) };
+}
+
+export async function createDomain(request: ServerActionRequest): Promise<ActionResult> {
+  const domain = await insertDomain(request);
   return {
-    data: { ...domainJson(domain), dns_records: dnsRecordsFor(domain, dns) },
+    data: createdDomainJson(domain, request.dns),
     effect: { created: { kind: "domain", id: domain.id, name: domain.name } },
   };
 }
 
-/** Runs the DNS check against the emulator's DNS server and stores the outcome on the domain. */
-export async function checkDomain(request: ServerActionRequest): Promise<ActionResult> {
+/**
+ * Runs the DNS check against the emulator's DNS server and stores the outcome on the domain
+ * (`domains/check`, and the emulator's seeding of a verified domain).
+ */
+export async function runDomainCheck(
+  request: ServerActionRequest,
+): Promise<{ domain: DomainRecord; result: DnsCheckResult }> {
   const { store, dns, resolver } = request;
   const domain = findDomain(request);
   const hosts = domainHosts(domain, dns);
@@ -120,6 +155,11 @@ export async function checkDomain(request: ServerActionRequest): Promise<ActionR
     Object.assign(domain, result, { dnsCheckedAt: new Date().toISOString() });
     store.changed();
   }
+  return { domain, result };
+}
+
+export async function checkDomain(request: ServerActionRequest): Promise<ActionResult> {
+  const { domain, result } = await runDomainCheck(request);
   return {
     data: {
       spf_status: result.spfStatus,

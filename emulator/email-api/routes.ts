@@ -15,7 +15,21 @@ const SPAM_MODES = ["Mark", "Quarantine", "Fail"];
 /** A local part, the `*` wildcard or the special return-path route. */
 const NAME_FORMAT = /^([a-z0-9\-.]*|\*|__returnpath__)$/;
 
-export function routeJson(route: RouteRecord) {
+/** A route as the service answers it (the spec's Route). */
+export interface RouteJson {
+  id: number;
+  uuid: string;
+  /** The local part (`support`), `*` for every address, or `__returnpath__`. */
+  name: string;
+  domain_id: number;
+  endpoint_id: number | null;
+  /** `Endpoint`, `Accept`, `Hold`, `Bounce` or `Reject`. */
+  mode: string;
+  /** `Mark`, `Quarantine` or `Fail`. */
+  spam_mode: string;
+}
+
+export function routeJson(route: RouteRecord): RouteJson {
   return {
     id: route.id,
     uuid: route.uuid,
@@ -36,7 +50,7 @@ interface RouteDraft {
   endpointId: bigint | null;
 }
 
-function serverRoutes(store: Store, server: ServerRecord): RouteRecord[] {
+export function serverRoutes(store: Store, server: ServerRecord): RouteRecord[] {
   return store.state.routes.filter((route) => route.serverId === server.id);
 }
 
@@ -99,7 +113,11 @@ export function listRoutes({ store, server }: ServerActionRequest): ActionResult
   return { data: routes.map(routeJson), effect: { listed: routes.length } };
 }
 
-export function createRoute(request: ServerActionRequest): ActionResult {
+/**
+ * Postal's route create: validates, refuses a taken name, stores the route. `routes/create` and
+ * the emulator's seeding (`emulator.emailApi.addRoute`) both go through it.
+ */
+export function insertRoute(request: ServerActionRequest): { route: RouteRecord; domain: DomainRecord } {
   const { store, server, params } = request;
   const draft: RouteDraft = {
     name: requiredString(params, "name"),
@@ -127,6 +145,11 @@ export function createRoute(request: ServerActionRequest): ActionResult {
   };
   store.state.routes.push(route);
   store.changed();
+  return { route, domain };
+}
+
+export function createRoute(request: ServerActionRequest): ActionResult {
+  const { route, domain } = insertRoute(request);
   return {
     data: routeJson(route),
     effect: { created: { kind: "route", id: route.id, name: naturalKey(route, domain) } },

@@ -1,7 +1,6 @@
 import { promises as dns } from "node:dns";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt } from "../../provider/dns";
-import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { destroyRun, runProgram, RunOptions } from "../../testing";
 
@@ -21,10 +20,6 @@ beforeAll(() => {
   dns.setServers([emulator().dns.address]);
 });
 
-function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  return zoneRecordsApi(emulator(), method, path, body);
-}
-
 function domainProgram(args: Partial<DomainArgs>) {
   return () => {
     const domain = new Domain("mail", {
@@ -43,23 +38,33 @@ describe("a busy Cloudflare: writes refused, dropped, or made with their answers
 
   it("claims every record once, verifies, and a destroy under the same faults gives every record back", async () => {
     const spf = quoteTxt("v=spf1 include:_spf.google.com ~all");
-    await cloudflare("POST", "", { name, type: "TXT", content: spf, ttl: 3600, comment: "office" });
-    await cloudflare("POST", "", { name, type: "MX", content: "aspmx.l.google.com", priority: 1, ttl: 3600 });
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
+      name,
+      type: "TXT",
+      content: spf,
+      ttl: 3600,
+      comment: "office",
+    });
+    await emulator().cloudflare.addRecord(zoneId, {
+      name,
+      type: "MX",
+      content: "aspmx.l.google.com",
+      priority: 1,
+      ttl: 3600,
+    });
+    await emulator().cloudflare.addRecord(zoneId, {
       name: `psrp.${name}`,
       type: "CNAME",
       content: "bounces.elsewhere.example.net",
       ttl: 3600,
     });
-    const before = async () =>
-      ((await cloudflare("GET", `?per_page=500`)) as unknown as Record<string, unknown>[])
-        .filter((r) => String(r.name).endsWith(name))
-        .map(
-          (r) =>
-            `${String(r.name)} ${String(r.type)} ${String(r.content)} ${String(r.ttl)} ${String(r.comment)}`,
-        )
+    const before = () =>
+      emulator()
+        .cloudflare.records(zoneId)
+        .filter((r) => r.name.endsWith(name))
+        .map((r) => `${r.name} ${r.type} ${r.content} ${r.ttl} ${String(r.comment)}`)
         .sort();
-    const userRecords = await before();
+    const userRecords = before();
     emulator().faults.set(
       [
         {
@@ -85,12 +90,12 @@ describe("a busy Cloudflare: writes refused, dropped, or made with their answers
     );
     expect(run.errors).toEqual([]);
     expect(run.outputs).toEqual({ verified: true });
-    const published = await before();
+    const published = before();
     expect(new Set(published).size).toBe(published.length);
     expect(published.filter((r) => r.includes(" MX ")).length).toBe(3);
     const destroyed = await destroyRun(run, options);
     expect(destroyed.errors).toEqual([]);
     emulator().faults.set([]);
-    expect(await before()).toEqual(userRecords);
+    expect(before()).toEqual(userRecords);
   }, 180_000);
 });

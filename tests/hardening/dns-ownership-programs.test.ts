@@ -3,7 +3,6 @@ import * as cloudflareSdk from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
-import { zoneRecordsApi } from "../support/cloudflare";
 import { clientFor, useEmulator } from "../support/emulator";
 import { publishAddresses } from "../support/service-spf";
 import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from "../../testing";
@@ -24,18 +23,10 @@ beforeAll(() => {
   dns.setServers([emulator().dns.address]);
 });
 
-function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  return zoneRecordsApi(emulator(), method, path, body);
-}
-const txtAt = async (name: string) =>
-  (
-    (await cloudflare("GET", `?name.exact=${encodeURIComponent(name)}`)) as unknown as Record<
-      string,
-      unknown
-    >[]
-  )
-    .filter((r) => r.type === "TXT")
-    .map((r) => unquoteTxt(String(r.content)));
+const txtAt = (name: string) =>
+  emulator()
+    .cloudflare.records(zoneId, { name, type: "TXT" })
+    .map((r) => unquoteTxt(r.content));
 
 function domainProgram(name: string, args: Partial<DomainArgs> = {}) {
   return () => {
@@ -59,7 +50,7 @@ describe("the next preview of a stack that merged its include", () => {
     const mine = `v=spf1 ${Array.from({ length: 9 }, (_, i) => `a:h${i}.${name}`).join(" ")} ~all`;
     // Each with an address: three lookups that find nothing would be a permerror (RFC 7208 §4.6.4).
     for (let i = 0; i < 9; i++) await publishAddresses(emulator(), `h${i}.${name}`);
-    await cloudflare("POST", "", { name, type: "TXT", content: quoteTxt(mine), ttl: 3600 });
+    await emulator().cloudflare.addRecord(zoneId, { name, type: "TXT", content: quoteTxt(mine), ttl: 3600 });
     const program = domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } });
 
     const up = await runProgram(program, live());
@@ -116,13 +107,13 @@ describe("adopt: true, an existing domain whose records the user published by ha
     // The user set the domain up by hand, records and all; the stack now adopts it.
     const { domain } = await clientFor(emulator()).createDomain(name);
     expect(domain.name).toBe(name);
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name,
       type: "TXT",
       content: quoteTxt("v=spf1 a mx include:spf.postal.example.com ~all"),
       ttl: 3600,
     });
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name: `psrp.${name}`,
       type: "CNAME",
       content: "rp.postal.example.com",
@@ -145,7 +136,7 @@ describe("adopt: true of a domain the service does not have yet", () => {
   it("still refuses, once the service has answered, to publish beside a record in the way", async () => {
     const name = freshName();
     const mine = "v=spf1 include:_spf.google.com ~all";
-    await cloudflare("POST", "", { name, type: "TXT", content: quoteTxt(mine), ttl: 3600 });
+    await emulator().cloudflare.addRecord(zoneId, { name, type: "TXT", content: quoteTxt(mine), ttl: 3600 });
     const run = await runProgram(() => {
       const domain = new Domain("mail", { name, adopt: true, cloudflare: { zoneId }, verification: false });
       return { domainId: domain.domainId };
@@ -160,13 +151,13 @@ describe("adopt: true of a domain the service does not have yet", () => {
 describe("the Cloudflare token", () => {
   it("is in no input, output, state, log line or error of a run that claims records", async () => {
     const name = freshName();
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name,
       type: "TXT",
       content: quoteTxt("v=spf1 include:_spf.google.com ~all"),
       ttl: 3600,
     });
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name: `psrp.${name}`,
       type: "CNAME",
       content: "bounces.elsewhere.example.net",
@@ -215,8 +206,8 @@ describe("two Domains in one program and one zone", () => {
     const inner = `b.${outer}`;
     const spf = "v=spf1 include:_spf.google.com ~all";
     for (const name of [outer, inner]) {
-      await cloudflare("POST", "", { name, type: "TXT", content: quoteTxt(spf), ttl: 3600 });
-      await cloudflare("POST", "", {
+      await emulator().cloudflare.addRecord(zoneId, { name, type: "TXT", content: quoteTxt(spf), ttl: 3600 });
+      await emulator().cloudflare.addRecord(zoneId, {
         name,
         type: "MX",
         content: "aspmx.l.google.com",
@@ -244,8 +235,8 @@ describe("two Domains in one program and one zone", () => {
     const destroyed = await destroyRun(run, options);
     expect(destroyed.errors).toEqual([]);
     for (const name of [outer, inner]) {
-      const left = (await cloudflare("GET", `?name.exact=${name}`)) as unknown as Record<string, unknown>[];
-      expect(left.map((r) => `${String(r.type)} ${String(r.content)}`).sort()).toEqual([
+      const left = emulator().cloudflare.records(zoneId, { name });
+      expect(left.map((r) => `${r.type} ${r.content}`).sort()).toEqual([
         "MX aspmx.l.google.com",
         `TXT ${quoteTxt(spf)}`,
       ]);
@@ -256,7 +247,7 @@ describe("two Domains in one program and one zone", () => {
 describe("an SPF record spelled V=SPF1 (valid SPF: the version is case-insensitive)", () => {
   it("merged, it passes the service's check (Postal looks for a lowercase v=spf1)", async () => {
     const name = freshName();
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name,
       type: "TXT",
       content: quoteTxt("V=SPF1 include:_spf.google.com ~all"),

@@ -4,6 +4,7 @@ import type { ClaimedRecordOutputs } from "../../provider/providers/claimed-reco
 import { forgetConfig } from "../../provider/providers/connection";
 import type { ClaimedRecordInputs } from "../../provider/inputs";
 import { quoteTxt } from "../../provider/dns/txt";
+import type { CloudflareRecordInput } from "../../emulator";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
@@ -38,13 +39,9 @@ afterEach(() => emulator().faults.set([]));
 function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   return zoneRecordsApi(emulator(), method, path, body);
 }
-const userRecord = (fields: Record<string, unknown>) =>
-  cloudflare("POST", "", { ttl: 3600, proxied: false, ...fields });
-const recordsAt = async (name: string) =>
-  (await cloudflare("GET", `?name.exact=${encodeURIComponent(name)}`)) as unknown as Record<
-    string,
-    unknown
-  >[];
+const userRecord = (fields: CloudflareRecordInput) =>
+  emulator().cloudflare.addRecord(zoneId, { ttl: 3600, proxied: false, ...fields });
+const recordsAt = (name: string) => emulator().cloudflare.records(zoneId, { name });
 
 function inputs(
   fields: Partial<ClaimedRecordInputs> & Pick<ClaimedRecordInputs, "name">,

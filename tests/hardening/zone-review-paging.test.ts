@@ -1,7 +1,6 @@
 import { promises as dns } from "node:dns";
 import { Domain } from "../../provider";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
-import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { destroyRun, runProgram } from "../../testing";
 
@@ -21,10 +20,7 @@ beforeAll(() => {
 });
 afterEach(() => emulator().faults.set([]));
 
-function cloudflare(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  return zoneRecordsApi(emulator(), method, path, body);
-}
-const all = async () => (await cloudflare("GET", "?per_page=5000")) as unknown as Record<string, unknown>[];
+const all = () => emulator().cloudflare.records(zoneId);
 const LIST = "cloudflare:dns_records.list";
 
 describe("a whole-zone read of several pages while another actor deletes a record", () => {
@@ -33,7 +29,7 @@ describe("a whole-zone read of several pages while another actor deletes a recor
     // Fill the zone to 100 records (page 1), then the user's SPF record (record 101: page 2), then a few more.
     const fillers: string[] = [];
     for (let i = (await all()).length; i < 100; i++) {
-      const made = await cloudflare("POST", "", {
+      const made = await emulator().cloudflare.addRecord(zoneId, {
         name: `_acme-challenge.h${i}.example.com`,
         type: "TXT",
         content: quoteTxt(`token-${i}`),
@@ -41,14 +37,14 @@ describe("a whole-zone read of several pages while another actor deletes a recor
       });
       fillers.push(String(made.id));
     }
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name,
       type: "TXT",
       content: quoteTxt("v=spf1 include:_spf.google.com ~all"),
       ttl: 3600,
     });
     for (let i = 0; i < 5; i++)
-      await cloudflare("POST", "", {
+      await emulator().cloudflare.addRecord(zoneId, {
         name: `www${i}.example.com`,
         type: "A",
         content: "192.0.2.1",
@@ -64,7 +60,7 @@ describe("a whole-zone read of several pages while another actor deletes a recor
     const before = emulator().requests.count(LIST);
     const deleting = (async () => {
       while (emulator().requests.count(LIST) === before) await new Promise((r) => setTimeout(r, 5));
-      await cloudflare("DELETE", `/${fillers[0]}`);
+      await emulator().cloudflare.removeRecord(zoneId, fillers[0]);
     })();
 
     const run = await runProgram(

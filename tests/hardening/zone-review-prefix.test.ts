@@ -1,6 +1,5 @@
 import { promises as dns } from "node:dns";
 import { Domain } from "../../provider";
-import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { destroyRun, runProgram } from "../../testing";
 
@@ -20,7 +19,7 @@ describe("an installation with another return-path prefix", () => {
     const zoneId = emulator().cloudflare.zones[0].id;
     const name = `prefix-${process.pid}.example.com`;
     // A host of the user's that happens to be called psrp (nothing of the service's goes there).
-    await zoneRecordsApi(emulator(), "POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name: `psrp.${name}`,
       type: "A",
       content: "192.0.2.44",

@@ -67,7 +67,7 @@ describe("a claimed record the user has since moved to another name and type", (
     }
     // Expected: the user's record stays as they made it (destroy already treats it so); the stack
     // claims its return path anew instead of converting the user's web server back into a CNAME.
-    expect(await byId(id)).toMatchObject({ name: elsewhere, type: "A", content: "192.0.2.99" });
+    expect(byId(id)).toMatchObject({ name: elsewhere, type: "A", content: "192.0.2.99" });
   });
 });
 
@@ -84,7 +84,7 @@ describe("a record the stack created that the user has since given their own com
     const { id, outs } = await create(news);
     expect(outs.ownership).toBe("created");
     // The security team takes the DMARC record over by hand: their policy, their comment.
-    const current = await byId(id);
+    const current = byId(id);
     await cloudflare("PUT", `/${id}`, {
       ...current,
       content: quoteTxt("v=DMARC1; p=reject; rua=mailto:sec@example.com"),
@@ -99,7 +99,7 @@ describe("a record the stack created that the user has since given their own com
       }
     }
     // Expected: left as the user made it (as destroy leaves it), or a refusal naming it: not overwritten.
-    expect(await byId(id)).toMatchObject({
+    expect(byId(id)).toMatchObject({
       content: quoteTxt("v=DMARC1; p=reject; rua=mailto:sec@example.com"),
       comment: "security team",
     });

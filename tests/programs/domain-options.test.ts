@@ -1,6 +1,6 @@
 import { Domain, Route } from "../../provider";
 import { publishRecords } from "../support/cloudflare";
-import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+import { uniqueDomain, useEmulator } from "../support/emulator";
 import { DNS_RECORD_TYPE, runProgram } from "../../testing";
 
 /** The Domain component's options, run live against the emulator (and one preview). */
@@ -40,7 +40,7 @@ describe("Domain options", () => {
 
   it("adopt of an existing domain: takes it over and publishes nothing", async () => {
     const name = uniqueDomain("adopt-old");
-    const existing = await clientFor(emulator()).createDomain(name);
+    const existing = await emulator().emailApi.addDomain(name);
     const run = await runProgram(
       () => {
         const domain = new Domain("taken", {
@@ -54,7 +54,7 @@ describe("Domain options", () => {
       { mode: "live", emulator: emulator() },
     );
     expect(run.errors).toEqual([]);
-    expect(run.outputs).toEqual({ domainId: existing.domain.id, dnsRecords: [] });
+    expect(run.outputs).toEqual({ domainId: existing.id, dnsRecords: [] });
     expect(run.ofType(DNS_RECORD_TYPE)).toEqual([]);
     expect(emulator().state.domains.filter((d) => d.name === name)).toHaveLength(1);
   });

@@ -4,7 +4,14 @@ import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { publishAddresses, publishServiceSpf, SERVICE_INCLUDE } from "../support/service-spf";
-import { destroyRun, DNS_RECORD_TYPE, ProgramRun, runProgram, RunOptions } from "../../testing";
+import {
+  CloudflareRecordInput,
+  destroyRun,
+  DNS_RECORD_TYPE,
+  ProgramRun,
+  runProgram,
+  RunOptions,
+} from "../../testing";
 
 /**
  * DNS ownership: a zone that already holds records where a domain publishes its own. Programs run
@@ -18,15 +25,6 @@ const CLAIMED = "email-delivery:ClaimedDnsRecord";
 const SERVICE_DOMAIN = "email-delivery:Domain";
 const SERVICE_SPF = "v=spf1 a mx include:spf.postal.example.com ~all";
 const GOOGLE_SPF = "v=spf1 include:_spf.google.com ~all";
-
-interface ZoneRecordFields {
-  name: string;
-  type: string;
-  content: string;
-  priority?: number;
-  ttl?: number;
-  comment?: string;
-}
 
 const emulator = useEmulator();
 let zoneId: string;
@@ -47,20 +45,21 @@ function cloudflare(method: string, path: string, body?: unknown): Promise<Recor
   return zoneRecordsApi(emulator(), method, path, body);
 }
 
-/** A record made by hand, before the stack runs. */
-async function userRecord(fields: ZoneRecordFields): Promise<Record<string, unknown>> {
-  const content = fields.type === "TXT" ? quoteTxt(fields.content) : fields.content;
-  return cloudflare("POST", "", { ttl: 3600, proxied: false, ...fields, content });
-}
+/** A record made by hand, before the stack runs (TXT content given unquoted). */
+const userRecord = (fields: CloudflareRecordInput) =>
+  emulator().cloudflare.addRecord(zoneId, {
+    ttl: 3600,
+    ...fields,
+    content: fields.type === "TXT" ? quoteTxt(fields.content) : fields.content,
+  });
 
 /** The zone's records at `name`, as Cloudflare holds them. */
-async function recordsAt(name: string): Promise<Record<string, unknown>[]> {
-  const list = await cloudflare("GET", `?name.exact=${encodeURIComponent(name)}&per_page=100`);
-  return list as unknown as Record<string, unknown>[];
-}
+const recordsAt = (name: string) => emulator().cloudflare.records(zoneId, { name });
 
-const txtAt = async (name: string) =>
-  (await recordsAt(name)).filter((r) => r.type === "TXT").map((r) => unquoteTxt(String(r.content)));
+const txtAt = (name: string) =>
+  recordsAt(name)
+    .filter((r) => r.type === "TXT")
+    .map((r) => unquoteTxt(r.content));
 
 function domainProgram(name: string, args: Partial<DomainArgs> = {}) {
   return () => {
@@ -144,13 +143,11 @@ describe("adopt: an identical record", () => {
     expect(spf.state).toMatchObject({ ownership: "adopted", recordId: theirs.id });
     // DKIM, return path and two MX records: no create for SPF.
     expect(emulator().requests.count("cloudflare:dns_records.create")).toBe(4);
-    expect(await txtAt(name)).toEqual([SERVICE_SPF]);
+    expect(txtAt(name)).toEqual([SERVICE_SPF]);
 
     const destroyed = await destroyRun(run, options);
     expect(destroyed.errors).toEqual([]);
-    expect(await recordsAt(name)).toEqual([
-      expect.objectContaining({ id: theirs.id, comment: "set up by hand" }),
-    ]);
+    expect(recordsAt(name)).toEqual([expect.objectContaining({ id: theirs.id, comment: "set up by hand" })]);
   });
 });
 
@@ -171,7 +168,7 @@ describe("overwrite", () => {
     );
     expect(run.errors).toEqual([]);
     expect(run.outputs).toMatchObject({ verified: true, returnPathStatus: "OK" });
-    const now = await recordsAt(`psrp.${name}`);
+    const now = recordsAt(`psrp.${name}`);
     expect(now).toEqual([
       expect.objectContaining({
         id: theirs.id,
@@ -183,7 +180,7 @@ describe("overwrite", () => {
 
     const destroyed = await destroyRun(run, options);
     expect(destroyed.errors).toEqual([]);
-    expect(await recordsAt(`psrp.${name}`)).toEqual([
+    expect(recordsAt(`psrp.${name}`)).toEqual([
       expect.objectContaining({
         id: theirs.id,
         content: "bounces.elsewhere.example.net",
@@ -205,12 +202,12 @@ describe("SPF merge", () => {
     );
     expect(run.errors).toEqual([]);
     expect(run.outputs).toMatchObject({ verified: true, spfStatus: "OK" });
-    expect(await txtAt(name)).toEqual(["v=spf1 include:_spf.google.com include:spf.postal.example.com ~all"]);
+    expect(txtAt(name)).toEqual(["v=spf1 include:_spf.google.com include:spf.postal.example.com ~all"]);
     expect(run.get(CLAIMED, "mail-spf").state).toMatchObject({
       ownership: "merged",
       added: ["spf.postal.example.com"],
     });
-    expect((await recordsAt(name)).find((r) => r.type === "TXT")).toMatchObject({
+    expect(recordsAt(name).find((r) => r.type === "TXT")).toMatchObject({
       id: theirs.id,
       comment: "office mail",
     });
@@ -221,7 +218,7 @@ describe("SPF merge", () => {
 
     const destroyed = await destroyRun(run, options);
     expect(destroyed.errors).toEqual([]);
-    expect(await txtAt(name)).toEqual([GOOGLE_SPF]);
+    expect(txtAt(name)).toEqual([GOOGLE_SPF]);
   });
 
   // Before the service has named its include, the record plus one more include is what can be
@@ -245,7 +242,7 @@ describe("SPF merge", () => {
     const creates = emulator().requests.count("domains/create");
     expect(messages(await runProgram(program, live()))).toContain(refusal);
     expect(emulator().requests.count("domains/create")).toBe(creates);
-    expect(await txtAt(name)).toEqual([mine]);
+    expect(txtAt(name)).toEqual([mine]);
   });
 
   it("refuses a record already over the limit at preview, counting through its includes", async () => {
@@ -309,7 +306,7 @@ describe("SPF merge", () => {
         ),
       );
       expect(messages(run)).toContain("Nothing was changed in the zone.");
-      expect(await txtAt(name)).toEqual([mine]);
+      expect(txtAt(name)).toEqual([mine]);
     } finally {
       await cloudflare("PATCH", `/${serviceSpfId}`, { content: quoteTxt("v=spf1 ip4:192.0.2.0/24 ~all") });
       for (const id of serviceHosts) await cloudflare("DELETE", `/${id}`);
@@ -352,9 +349,11 @@ describe("a sending-only domain (mx: false)", () => {
       "dkim",
       "returnPath",
     ]);
-    expect((await recordsAt(name)).filter((r) => r.type === "MX").map((r) => r.content)).toEqual([
-      "aspmx.l.google.com",
-    ]);
+    expect(
+      recordsAt(name)
+        .filter((r) => r.type === "MX")
+        .map((r) => r.content),
+    ).toEqual(["aspmx.l.google.com"]);
   });
 
   it("refuses a verification that asks for the MX check anyway", async () => {
@@ -375,12 +374,16 @@ describe("a sending-only domain (mx: false)", () => {
     );
     expect(run.errors).toEqual([]);
     expect(run.outputs).toMatchObject({ verified: true, mxStatus: "OK" });
-    const mx = (await recordsAt(name)).filter((r) => r.type === "MX").map((r) => r.content);
+    const mx = recordsAt(name)
+      .filter((r) => r.type === "MX")
+      .map((r) => r.content);
     expect(mx.sort()).toEqual(["aspmx.l.google.com", "mx1.postal.example.com", "mx2.postal.example.com"]);
     await destroyRun(run, options);
-    expect((await recordsAt(name)).filter((r) => r.type === "MX").map((r) => r.content)).toEqual([
-      "aspmx.l.google.com",
-    ]);
+    expect(
+      recordsAt(name)
+        .filter((r) => r.type === "MX")
+        .map((r) => r.content),
+    ).toEqual(["aspmx.l.google.com"]);
   });
 });
 
@@ -395,11 +398,11 @@ describe("DMARC", () => {
       options,
     );
     expect(run.errors).toEqual([]);
-    expect(await txtAt(`_dmarc.${name}`)).toEqual(["v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com"]);
+    expect(txtAt(`_dmarc.${name}`)).toEqual(["v=DMARC1; p=quarantine; rua=mailto:dmarc@example.com"]);
     const verification = run.get("email-delivery:DomainVerification", "mail-verification");
     expect(run.dependsOn(verification, run.get(DNS_RECORD_TYPE, "mail-dmarc"))).toBe(false);
     await destroyRun(run, options);
-    expect(await recordsAt(`_dmarc.${name}`)).toEqual([]);
+    expect(recordsAt(`_dmarc.${name}`)).toEqual([]);
   });
 
   it("refuses bad inputs at preview, naming the property, before anything is registered", async () => {

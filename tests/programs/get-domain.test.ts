@@ -7,7 +7,8 @@ import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 /**
  * `getDomain` called as a program calls it, against the emulator: the connection comes from the
  * program's stack config (`pulumi.runtime`'s config, as the engine hands it to a program), else
- * the environment. The domains are made by another client, as another stack's `Domain` would.
+ * the environment. The domains are seeded in the emulator (or made by another client), as another
+ * stack's `Domain` would have made them.
  */
 
 const API_KEY = "LookupApiKeyQ7xW3mL9pK2z";
@@ -78,20 +79,20 @@ function errorText(error: unknown): string {
 describe("getDomain: a domain made elsewhere", () => {
   it("is found by name with its id, uuid, name and statuses (null before any check), reading one list", async () => {
     const name = uniqueDomain("lookup");
-    const made = await clientFor(emulator()).createDomain(name);
+    const made = await emulator().emailApi.addDomain(name);
     emulator().requests.clear();
 
     const found = await getDomain({ name });
 
     expect(found).toEqual<DomainInfo>({
-      domainId: made.domain.id,
-      uuid: made.domain.uuid,
+      domainId: made.id,
+      uuid: made.uuid,
       name,
       spfStatus: null,
       dkimStatus: null,
       mxStatus: null,
       returnPathStatus: null,
-      createdAt: made.domain.createdAt,
+      createdAt: made.created_at,
       verified: false,
     });
     expect(found.uuid).toMatch(/^[0-9a-f-]{36}$/);
@@ -155,12 +156,12 @@ describe("getDomain: a domain made elsewhere", () => {
 
   it("works as an output, and reads the environment when the stack config has no settings", async () => {
     const name = uniqueDomain("env");
-    const made = await clientFor(emulator()).createDomain(name);
+    const made = await emulator().emailApi.addDomain(name, { verified: true });
     stackConfig({});
     process.env.EMAIL_DELIVERY_BASE_URL = emulator().emailApi.url;
     process.env.EMAIL_DELIVERY_API_KEY = API_KEY;
     const found = await outputValue(getDomainOutput({ name: pulumi.output(name) }));
-    expect(found).toMatchObject({ domainId: made.domain.id, uuid: made.domain.uuid, name });
+    expect(found).toMatchObject({ domainId: made.id, uuid: made.uuid, name, verified: true });
   });
 });
 

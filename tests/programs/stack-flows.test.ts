@@ -14,7 +14,7 @@ import { destroyRun, runProgram, RunOptions, unchangedFrom } from "../../testing
  */
 
 const emulator = useEmulator();
-const { cloudflare, recordsAt } = zoneEditor(emulator);
+const { recordsAt } = zoneEditor(emulator);
 let zoneId: string;
 let counter = 0;
 const freshName = () => `flow${++counter}-${process.pid}.example.com`;
@@ -50,7 +50,7 @@ describe("pulumi stack rename", () => {
     expect(messages(renamed)).toBe("");
     // A preview writes nothing: the records keep the old mark until the next update rewrites each
     // record's comment (one Cloudflare request per record).
-    const comments = (await recordsAt(name)).map((record) => record.comment);
+    const comments = recordsAt(name).map((record) => record.comment);
     expect(comments).toEqual(
       expect.arrayContaining([expect.stringMatching(/^pulumi email-delivery\/staging:/)]),
     );
@@ -73,7 +73,7 @@ describe("pulumi stack rename", () => {
 describe('a policy switched back to "fail" on a stack that claimed records', () => {
   it("merge, then fail: the preview refuses the user's record (it holds the service's include), and changes nothing", async () => {
     const name = freshName();
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name,
       type: "TXT",
       content: quoteTxt("v=spf1 include:_spf.google.com ~all"),
@@ -84,7 +84,7 @@ describe('a policy switched back to "fail" on a stack that claimed records', () 
       run("live", "test"),
     );
     expect(messages(up)).toBe("");
-    const merged = (await recordsAt(name)).find((record) => record.type === "TXT")!;
+    const merged = recordsAt(name).find((record) => record.type === "TXT")!;
 
     const failing = await runProgram(
       mailProgram(name),
@@ -94,16 +94,16 @@ describe('a policy switched back to "fail" on a stack that claimed records', () 
       `the zone already has an SPF record at ${name} that this stack did not make`,
     );
     expect(messages(failing)).toContain("include:spf.postal.example.com");
-    expect((await recordsAt(name)).find((record) => record.type === "TXT")).toEqual(merged);
+    expect(recordsAt(name).find((record) => record.type === "TXT")).toEqual(merged);
     await destroyRun(up, run("live", "test"));
-    expect(unquoteTxt(String((await recordsAt(name)).find((r) => r.type === "TXT")!.content))).toBe(
+    expect(unquoteTxt(String(recordsAt(name).find((r) => r.type === "TXT")!.content))).toBe(
       "v=spf1 include:_spf.google.com ~all",
     );
   });
 
   it("overwrite, then fail: the update stops at Cloudflare's refusal of a second identical record, before the claimed record is given back, so nothing is lost", async () => {
     const name = freshName();
-    await cloudflare("POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name,
       type: "TXT",
       content: quoteTxt("v=spf1 -all"),
@@ -122,9 +122,9 @@ describe('a policy switched back to "fail" on a stack that claimed records', () 
     );
     expect(messages(switched)).toContain("81058");
     // One SPF record, the stack's; the claimed record (still in state) gives the user's back on destroy.
-    expect((await recordsAt(name)).filter((record) => record.type === "TXT")).toHaveLength(1);
+    expect(recordsAt(name).filter((record) => record.type === "TXT")).toHaveLength(1);
     await destroyRun(up, run("live", "test"));
-    expect((await recordsAt(name)).find((record) => record.type === "TXT")).toMatchObject({
+    expect(recordsAt(name).find((record) => record.type === "TXT")).toMatchObject({
       content: '"v=spf1 -all"',
       comment: "mine",
     });
@@ -136,7 +136,7 @@ describe("two stacks of one project and stack name in different organizations or
     const name = freshName();
     const first = await runProgram(mailProgram(name), run("live", "prod"));
     expect(messages(first)).toBe("");
-    const before = await recordsAt(name);
+    const before = recordsAt(name);
 
     // The other organization's stack runs against its own email server (another API key).
     const server = await fetch(`${emulator().emailApi.url}/api/v1/server/create`, {
@@ -150,7 +150,7 @@ describe("two stacks of one project and stack name in different organizations or
     );
     // Its preview sees the first stack's records as its own, so it is the update that stops.
     expect(messages(second)).toMatch(/8105[38]/);
-    expect(await recordsAt(name)).toEqual(expect.arrayContaining(before));
+    expect(recordsAt(name)).toEqual(expect.arrayContaining(before));
     await destroyRun(
       second,
       run("live", "prod", { config: { "emailDelivery:apiKey": server.data.api_key } }),

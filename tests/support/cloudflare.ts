@@ -4,27 +4,15 @@ import type { Emulator } from "../../emulator";
 
 /**
  * Publishes a domain's records in the emulator's Cloudflare stand-in the way the Domain component
- * does (same argument mapping, same request as the Cloudflare provider), so the emulator's DNS
+ * does (same argument mapping, same body as the Cloudflare provider sends), so the emulator's DNS
  * server serves them to the domain check.
  */
 export async function publishRecords(emulator: Emulator, records: DnsRecord[]): Promise<string[]> {
   const zone = emulator.cloudflare.zones[0];
   const ids: string[] = [];
   for (const record of records) {
-    const args = cloudflareRecordArgs(record, { zoneId: zone.id, ttl: 300, comment: "test" });
-    const { zoneId, ...body } = args;
-    const response = await fetch(`${emulator.cloudflare.url}/zones/${zoneId}/dns_records`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${emulator.cloudflare.apiToken}`,
-        "Content-Type": "application/json",
-      },
-      body: JSON.stringify(body),
-    });
-    const answer = (await response.json()) as { success: boolean; errors: unknown[]; result: { id: string } };
-    if (!answer.success)
-      throw new Error(`publishing ${record.type} ${record.name}: ${JSON.stringify(answer.errors)}`);
-    ids.push(answer.result.id);
+    const { zoneId, ...body } = cloudflareRecordArgs(record, { zoneId: zone.id, ttl: 300, comment: "test" });
+    ids.push((await emulator.cloudflare.addRecord(zoneId, body)).id);
   }
   return ids;
 }
@@ -32,18 +20,14 @@ export async function publishRecords(emulator: Emulator, records: DnsRecord[]): 
 /** Deletes published records from the stand-in (to break a check after it passed). */
 export async function unpublishRecords(emulator: Emulator, ids: string[]): Promise<void> {
   const zone = emulator.cloudflare.zones[0];
-  for (const id of ids) {
-    await fetch(`${emulator.cloudflare.url}/zones/${zone.id}/dns_records/${id}`, {
-      method: "DELETE",
-      headers: { Authorization: `Bearer ${emulator.cloudflare.apiToken}` },
-    });
-  }
+  for (const id of ids) await emulator.cloudflare.removeRecord(zone.id, id);
 }
 
 /**
- * Cloudflare's DNS-records API of the stand-in's zone, as a user's own tooling or the dashboard
- * calls it (`path` follows `/zones/{zone}/dns_records`): the answer's `result`. Throws naming the
- * call when Cloudflare says it failed.
+ * Cloudflare's DNS-records API of the stand-in's zone over HTTP, as a user's own tooling or the
+ * dashboard calls it (`path` follows `/zones/{zone}/dns_records`): the answer's `result`. Throws
+ * naming the call when Cloudflare says it failed. For edits the seeding methods do not make (PUT,
+ * PATCH); records are added, listed and deleted with `emulator.cloudflare.addRecord`, ….
  */
 export async function zoneRecordsApi(
   emulator: Emulator,

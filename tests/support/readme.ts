@@ -6,10 +6,15 @@ import * as path from "node:path";
  * run exactly what the README shows.
  */
 export function readmeBlock(info: string): string {
-  const readme = readFileSync(path.resolve(__dirname, "../../README.md"), "utf8");
+  return documentBlock("README.md", info);
+}
+
+/** The fenced code block whose info string is `info` in `document` (a path from the repository's root). */
+export function documentBlock(document: string, info: string): string {
+  const text = readFileSync(path.resolve(__dirname, "../..", document), "utf8");
   const fence = "```";
-  const start = readme.indexOf(`\n${fence}${info}\n`);
-  if (start < 0) throw new Error(`README.md has no \`${fence}${info}\` block`);
+  const start = text.indexOf(`\n${fence}${info}\n`);
+  if (start < 0) throw new Error(`${document} has no \`${fence}${info}\` block`);
   const body = start + fence.length + info.length + 2;
-  return readme.slice(body, readme.indexOf(`\n${fence}\n`, body) + 1);
+  return text.slice(body, text.indexOf(`\n${fence}\n`, body) + 1);
 }

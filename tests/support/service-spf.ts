@@ -1,6 +1,5 @@
 import type { Emulator } from "../../emulator";
 import { quoteTxt } from "../../provider/dns";
-import { zoneRecordsApi } from "./cloudflare";
 
 /** The include the emulator's service puts in its domains' SPF records (Postal's default, `spf.postal.<zone>`). */
 export const SERVICE_INCLUDE = "spf.postal.example.com";
@@ -14,13 +13,14 @@ export async function publishServiceSpf(
   emulator: Emulator,
   content = "v=spf1 ip4:192.0.2.0/24 ~all",
 ): Promise<string> {
-  const record = await zoneRecordsApi(emulator, "POST", "", {
+  const zone = emulator.cloudflare.zones[0].id;
+  const record = await emulator.cloudflare.addRecord(zone, {
     name: SERVICE_INCLUDE,
     type: "TXT",
     content: quoteTxt(content),
     ttl: 300,
   });
-  return String(record.id);
+  return record.id;
 }
 
 /** A and AAAA records at `name`, so that an `a` or `mx` lookup of it finds something for IPv4 and IPv6 clients. */
@@ -30,8 +30,13 @@ export async function publishAddresses(emulator: Emulator, name: string): Promis
     ["A", "192.0.2.53"],
     ["AAAA", "2001:db8::53"],
   ]) {
-    const record = await zoneRecordsApi(emulator, "POST", "", { name, type, content, ttl: 300 });
-    ids.push(String(record.id));
+    const record = await emulator.cloudflare.addRecord(emulator.cloudflare.zones[0].id, {
+      name,
+      type,
+      content,
+      ttl: 300,
+    });
+    ids.push(record.id);
   }
   return ids;
 }

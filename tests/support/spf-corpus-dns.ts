@@ -2,6 +2,7 @@ import { promises as dnsPromises } from "node:dns";
 import { quoteTxt, SpfResolver } from "../../provider/dns";
 import { Emulator, startEmulator } from "../../emulator";
 import { ALL_SETUPS, CORPUS_ZONES, FAILING_NAMES, SpfSetup } from "../fixtures/spf-corpus";
+import type { DnsEntry } from "../fixtures/spf-corpus/setup";
 import { DnsFaultProxy, startDnsFaultProxy } from "./dns-fault-proxy";
 
 /**
@@ -57,26 +58,20 @@ function resolverAt(address: string): SpfResolver {
 }
 
 async function publishSetup(emulator: Emulator, setup: SpfSetup): Promise<void> {
-  const entries = [[setup.domain, "TXT", setup.record], ...setup.dns];
+  const entries: DnsEntry[] = [[setup.domain, "TXT", setup.record], ...setup.dns];
   for (const [name, type, content, priority] of entries) {
     const zone = emulator.cloudflare.zones.find((z) => name === z.name || name.endsWith(`.${z.name}`));
     if (!zone) throw new Error(`setup ${setup.id}: ${name} is in none of the emulator's zones`);
-    const response = await fetch(`${emulator.cloudflare.url}/zones/${zone.id}/dns_records`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${emulator.cloudflare.apiToken}`,
-        "Content-Type": "application/json",
-      },
-      body: JSON.stringify({
+    await emulator.cloudflare
+      .addRecord(zone.id, {
         name,
         type,
-        content: type === "TXT" ? quoteTxt(String(content)) : content,
+        content: type === "TXT" ? quoteTxt(content) : content,
         ttl: 300,
         ...(priority === undefined ? {} : { priority }),
-      }),
-    });
-    const answer = (await response.json()) as { success: boolean; errors: unknown };
-    if (!answer.success)
-      throw new Error(`setup ${setup.id}: publishing ${type} ${name}: ${JSON.stringify(answer.errors)}`);
+      })
+      .catch((error: Error) => {
+        throw new Error(`setup ${setup.id}: publishing ${type} ${name}: ${error.message}`);
+      });
   }
 }

@@ -1,4 +1,4 @@
-import type { Emulator } from "../../emulator";
+import type { CloudflareRecordInput, Emulator } from "../../emulator";
 import { Domain, DomainArgs } from "../../provider";
 import { quoteTxt } from "../../provider/dns/txt";
 import type { ClaimedRecordInputs } from "../../provider/inputs";
@@ -20,22 +20,30 @@ export const OWNER = "email-delivery/test";
 /** The SPF record the emulator's service asks its domains to publish. */
 export const SERVICE_SPF = "v=spf1 a mx include:spf.postal.example.com ~all";
 
-/** The zone's records API, as a user calls it: `path` follows `/zones/{zone}/dns_records`. */
+/**
+ * The stand-in's zone as a user edits it: records added, listed and read through the emulator's
+ * seeding methods (what a POST and a list would do), `cloudflare` for the edits they do not make
+ * (PUT, PATCH), over HTTP as a user's tooling sends them (`path` follows `/zones/{zone}/dns_records`).
+ */
 export function zoneEditor(emulator: () => Emulator) {
   const cloudflare = (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> =>
     zoneRecordsApi(emulator(), method, path, body);
+  const zone = () => emulator().cloudflare.zones[0].id;
   return {
     cloudflare,
     /** A record made by hand (TTL 3600, not proxied, unless given). */
-    userRecord: (fields: Record<string, unknown>) =>
-      cloudflare("POST", "", { ttl: 3600, proxied: false, ...fields }),
+    userRecord: (fields: CloudflareRecordInput) =>
+      emulator().cloudflare.addRecord(zone(), { ttl: 3600, proxied: false, ...fields }),
     /** The zone's records named `name`, as Cloudflare holds them. */
-    recordsAt: async (name: string) =>
-      (await cloudflare("GET", `?name.exact=${encodeURIComponent(name)}`)) as unknown as Record<
-        string,
-        unknown
-      >[],
-    byId: (id: unknown) => cloudflare("GET", `/${String(id)}`),
+    recordsAt: (name: string) => emulator().cloudflare.records(zone(), { name }),
+    /** The zone's record `id` (throws when the zone no longer holds it). */
+    byId: (id: string) => {
+      const record = emulator()
+        .cloudflare.records(zone())
+        .find((candidate) => candidate.id === id);
+      if (!record) throw new Error(`the zone holds no record ${id}`);
+      return record;
+    },
   };
 }
 
