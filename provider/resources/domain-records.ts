@@ -11,6 +11,7 @@ import {
 import { claimedRecordsProblem, ExistingRecordPolicies } from "./existing-record-policies";
 import type { DomainCloudflareArgs } from "./domain";
 import { DeclareRecord, recordDeclarer, thisStack } from "./record-declarer";
+import { reportTogether, ZoneConflict } from "./zone-conflicts";
 import { ZoneSurvey } from "./zone-survey";
 
 /** What the `Domain` publishes besides the service's own records, and what it leaves out. */
@@ -62,8 +63,9 @@ function returnPathPrefix(parent: pulumi.Resource): string {
 /**
  * Checks the Cloudflare settings and looks at the zone before the domain exists: where the names
  * of its records are known from its name (SPF and MX at the name, DMARC, the return path at the
- * installation's prefix, `psrp.<name>` by default), a record the policies do not allow for fails here. Give the result
- * to the service domain's `dependsOn`, so that `pulumi preview` fails and `up` creates nothing.
+ * installation's prefix, `psrp.<name>` by default), the records the policies do not allow for fail
+ * here, all of them in one error (zone-conflicts.ts). Give `ready` to the service domain's
+ * `dependsOn` (and the records'), so that `pulumi preview` fails and `up` creates nothing.
  */
 export function zonePreflight(
   name: string,
@@ -127,14 +129,23 @@ export function zonePreflight(
             ]
           : []),
       ];
-      const before = await survey.publishedBefore(
-        name,
-        zoneId,
-        domainName,
-        `${prefix}.${domainName}`,
-        publisher,
-      );
-      for (const record of planned) await survey.check(name, zoneId, record, policies, publisher, before);
+      // Every record is looked at, and every conflict named at once: one preview, not one per conflict.
+      await reportTogether(name, parent, async () => {
+        const before = await survey.publishedBefore(
+          name,
+          zoneId,
+          domainName,
+          `${prefix}.${domainName}`,
+          publisher,
+        );
+        const conflicts: ZoneConflict[] = [];
+        for (const record of planned) {
+          const claim = await survey.check(name, zoneId, record, policies, publisher, before);
+          if (claim.action === "refuse")
+            conflicts.push({ planned: record, policy: policies.of(record.purpose), problem: claim.problem });
+        }
+        return conflicts;
+      });
       return [];
     });
   return { survey, policies, ready };

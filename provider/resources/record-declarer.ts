@@ -20,6 +20,7 @@ import { formerStackNamesProblem } from "../inputs";
 import { ClaimedDnsRecord } from "./claimed-dns-record";
 import type { DomainCloudflareArgs } from "./domain";
 import type { zonePreflight } from "./domain-records";
+import { reportTogether } from "./zone-conflicts";
 
 /** Declares one record named `resourceName` for a record of `purpose` and `type`. */
 export type DeclareRecord = (
@@ -33,7 +34,7 @@ export type DeclareRecord = (
 export function recordDeclarer(
   name: string,
   settings: DomainCloudflareArgs,
-  { survey, policies }: ReturnType<typeof zonePreflight>,
+  { survey, policies, ready }: ReturnType<typeof zonePreflight>,
   parent: pulumi.Resource,
 ): DeclareRecord {
   const ttl = settings.ttl ?? 300;
@@ -62,32 +63,40 @@ export function recordDeclarer(
       );
     }
     // Checked against the zone once its name and content are known (at preview for a domain that
-    // exists; at up for a new one, whose names the preflight checked as far as they were known).
-    const checked = pulumi.all([settings.zoneId, record]).apply(async ([zoneId, known]) => {
-      const planned = {
-        purpose,
-        name: cloudflareName(known),
-        type,
-        content: cloudflareContent(known),
-        ...(type === "MX" ? { priority: cloudflarePriority(known) } : {}),
-      };
-      await survey.check(name, zoneId, planned as PlannedRecord, policies, publisher);
-      return known;
-    });
+    // exists; at up for a new one, whose names the preflight checked as far as they were known),
+    // after the preflight: when that failed, this fails with the same error (reported once). The
+    // check is a dependency, not an input: an input's failure would be reported again, as "error
+    // serializing property …".
+    const checked = pulumi
+      .all([settings.zoneId, record, ready])
+      .apply(async ([zoneId, known]): Promise<pulumi.Resource[]> => {
+        const planned = {
+          purpose,
+          name: cloudflareName(known),
+          type,
+          content: cloudflareContent(known),
+          ...(type === "MX" ? { priority: cloudflarePriority(known) } : {}),
+        } as PlannedRecord;
+        await reportTogether(name, parent, async () => {
+          const claim = await survey.check(name, zoneId, planned, policies, publisher);
+          return claim.action === "refuse" ? [{ planned, policy, problem: claim.problem }] : [];
+        });
+        return [];
+      });
     // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
     return new cloudflare.DnsRecord(
       resourceName,
       {
         zoneId: settings.zoneId,
-        name: checked.apply(cloudflareName),
+        name: record.apply(cloudflareName),
         type,
-        content: checked.apply(cloudflareContent),
+        content: record.apply(cloudflareContent),
         ttl,
         proxied: false,
-        ...(type === "MX" ? { priority: checked.apply(cloudflarePriority) } : {}),
+        ...(type === "MX" ? { priority: record.apply(cloudflarePriority) } : {}),
         comment,
       },
-      { parent, provider: settings.provider, deleteBeforeReplace: true },
+      { parent, provider: settings.provider, deleteBeforeReplace: true, dependsOn: checked },
     );
   };
 }

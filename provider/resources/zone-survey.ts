@@ -100,8 +100,10 @@ export class ZoneSurvey {
   }
 
   /**
-   * Fails with the component's name and the problem when the zone holds a record at `planned`'s
-   * name that the policy does not allow for; what it will do otherwise is logged at preview.
+   * What to do at `planned`'s name, given what the zone holds there: a `refuse` is a record the
+   * policy does not allow for (or an SPF record that a merge would make one receivers reject), its
+   * problem said in full; what it will do otherwise is logged at preview. Throws only when the zone
+   * could not be read.
    */
   async check(
     component: string,
@@ -149,9 +151,16 @@ export class ZoneSurvey {
           ? " (The service names its return path when it makes the domain; until then it is taken to be at the " +
             "installation's prefix: if yours is not Postal's `psrp`, set stack config emailDelivery:returnPathPrefix.)"
           : "";
-      throw new pulumi.ResourceError(`Domain ${component}: ${claim.problem}${guess}`, this.parent);
+      return { action: "refuse", problem: `${claim.problem}${guess}` };
     }
-    if (claim.action === "merge") await this.checkMerge(component, planned, claim, publishedBefore);
+    if (claim.action === "merge") {
+      const problem = await this.checkMerge(component, planned, claim, publishedBefore);
+      if (problem)
+        return {
+          action: "refuse",
+          problem: `cannot merge into the SPF record at ${planned.name}: ${problem}`,
+        };
+    }
     if (claim.action === "adopt" || claim.action === "overwrite" || claim.action === "merge") {
       const verb = { adopt: "adopts", overwrite: "overwrites", merge: "merges the service's include into" }[
         claim.action
@@ -170,22 +179,17 @@ export class ZoneSurvey {
    * record is what is known, and the include will cost one lookup more: a record already at the
    * limit fails here, before the domain is made, rather than at the merge once it exists. Once the
    * include is known, the merged record is counted whole, here and again just before it is written.
+   * Gives why the merge is refused, if it is.
    */
   private async checkMerge(
     component: string,
     planned: PlannedRecord,
     claim: Extract<Claim, { action: "merge" }>,
     publishedBefore: boolean,
-  ) {
+  ): Promise<string | undefined> {
     const merged = claim.content ?? unquoteTxt(claim.record.content);
     const { problem, warning, total } = await checkSpfLookups(merged, planned.name);
-    const fail = (why: string) => {
-      throw new pulumi.ResourceError(
-        `Domain ${component}: cannot merge into the SPF record at ${planned.name}: ${why}`,
-        this.parent,
-      );
-    };
-    if (problem) fail(problem);
+    if (problem) return problem;
     if (claim.content === undefined && total + 1 > SPF_LOOKUP_LIMIT) {
       // A domain the stack made before: the record may hold the service's include already (this
       // stack merged it), which costs nothing more. The merge is counted whole once the service
@@ -198,15 +202,16 @@ export class ZoneSurvey {
           this.parent,
         );
       } else {
-        fail(
+        return (
           `it already needs ${total} DNS lookups, and the service's include makes ${total + 1}, over the limit of ` +
-            `${SPF_LOOKUP_LIMIT} that receivers evaluate (RFC 7208 §4.6.4: past it they return permerror, and every ` +
-            "message fails SPF). Make room in the record (replace an `include:` by the addresses it stands for, drop a " +
-            "mechanism nothing sends from). If the record already holds the service's include, take that include out: " +
-            "this Domain adds it back, and the count then stays where it is.",
+          `${SPF_LOOKUP_LIMIT} that receivers evaluate (RFC 7208 §4.6.4: past it they return permerror, and every ` +
+          "message fails SPF). Make room in the record (replace an `include:` by the addresses it stands for, drop a " +
+          "mechanism nothing sends from). If the record already holds the service's include, take that include out: " +
+          "this Domain adds it back, and the count then stays where it is."
         );
       }
     }
     if (warning) pulumi.log.warn(`${component}: ${warning}`, this.parent);
+    return undefined;
   }
 }

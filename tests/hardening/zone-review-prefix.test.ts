@@ -44,4 +44,37 @@ describe("an installation with another return-path prefix", () => {
     expect(run.errors.map((error) => error.message).join("\n")).toBe("");
     await destroyRun(run, { mode: "live", emulator: emulator(), config });
   });
+
+  it("a record in the way found only once the service names the return path fails alone, in the Domain's words", async () => {
+    const zoneId = emulator().cloudflare.zones[0].id;
+    const name = `late-${process.pid}.example.com`;
+    // Where this installation puts the return path, which the preflight, told nothing, does not look at.
+    await zoneRecordsApi(emulator(), "POST", "", {
+      name: `bounces.${name}`,
+      type: "CNAME",
+      content: "bounces.elsewhere.example.net",
+      ttl: 300,
+      proxied: false,
+    });
+    const program = () => {
+      new Domain("mail", {
+        name,
+        cloudflare: { zoneId },
+        verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
+      });
+      return {};
+    };
+    const options = { mode: "live", emulator: emulator(), timeoutMs: 60_000 } as const;
+    const run = await runProgram(program, options);
+    // One error, as the preflight's are: not the record's input failing to serialize, and no
+    // second one for the records waiting on it.
+    expect([...new Set(run.errors.map((error) => error.message))]).toEqual([
+      expect.stringMatching(/^Domain mail: 1 record conflicts with what the zone already holds:\n {2}- /),
+    ]);
+    expect(run.errors[0].message).toContain(
+      `cloudflare.existingRecords.returnPath ("fail"): the zone already has a return-path record at ` +
+        `bounces.${name} that this stack did not make: CNAME "bounces.elsewhere.example.net"`,
+    );
+    await destroyRun(run, options);
+  });
 });

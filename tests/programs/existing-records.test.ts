@@ -94,7 +94,9 @@ describe("a record in the way, with the default policy", () => {
     emulator().requests.clear();
     const run = await runProgram(domainProgram(name), preview());
     expect(messages(run)).toContain(
-      `Domain mail: the zone already has an SPF record at ${name} that this stack did not make: TXT "${GOOGLE_SPF}"`,
+      "Domain mail: 1 record conflicts with what the zone already holds:\n" +
+        `  - cloudflare.existingRecords.spf ("fail"): the zone already has an SPF record at ${name} that this ` +
+        `stack did not make: TXT "${GOOGLE_SPF}"`,
     );
     expect(messages(run)).toContain('comment "office mail"');
     expect(messages(run)).toContain("`cloudflare.existingRecords.spf`");
@@ -236,7 +238,8 @@ describe("SPF merge", () => {
     const program = domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } });
 
     const refusal =
-      `Domain mail: cannot merge into the SPF record at ${name}: it already needs 10 DNS lookups, and the ` +
+      `  - cloudflare.existingRecords.spf ("merge"): cannot merge into the SPF record at ${name}: it already ` +
+      "needs 10 DNS lookups, and the " +
       "service's include makes 11, over the limit of 10 that receivers evaluate (RFC 7208 §4.6.4";
     expect(messages(await runProgram(program, preview()))).toContain(refusal);
     const creates = emulator().requests.count("domains/create");
