@@ -208,6 +208,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
           CLOUDFLARE_BASE_URL: `${cloudflare.url}/client/v4`,
           CLOUDFLARE_API_TOKEN: cloudflareToken,
           ...Object.fromEntries(zones.map((zone) => [zoneVariable(zone.name), zone.id])),
+          // For the package's SPF checks (stack config emailDelivery:dnsResolver, or this variable).
+          EMAIL_DELIVERY_DNS_RESOLVER: dnsAddress,
           EMULATOR_DNS_SERVER: dnsAddress,
           EMULATOR_SERVER_ID: String(server.id),
         }).map(([name, value]) => `${name}=${envValue(value) ?? value}`),
