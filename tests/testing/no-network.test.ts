@@ -19,6 +19,9 @@ const SCRIPT = path.join(__dirname, "programs", "offline-kit-run.js");
 const namespace = loopbackOnly();
 const traceFile = path.join(os.tmpdir(), `no-network-${process.pid}.strace`);
 const strace = namespace.available ? straceIn(namespace.prefix, traceFile) : namespace;
+// CI that installs strace and iproute2 as root sets this, so a detection slip fails instead of skipping.
+if (process.env.EMAIL_DELIVERY_OFFLINE_TEST === "require" && !strace.available)
+  throw new Error(`EMAIL_DELIVERY_OFFLINE_TEST=require, but ${strace.reason}`);
 if (!namespace.available) console.warn(`No-network test skipped: ${namespace.reason}.`);
 else if (!strace.available) console.warn(`No-network test: the trace is not checked: ${strace.reason}.`);
 
