@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Resolver } from "node:dns";
 import { addZone, cloudflareService } from "./cloudflare";
 import { normaliseName } from "./cloudflare/names";
-import { CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
+import { addressWithPort, CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
 import { startDnsServer } from "./dns";
 import { emailApiService, seedServer } from "./email-api";
 import { FaultInjector, FaultRule } from "./http/faults";
@@ -55,6 +55,10 @@ export interface EmulatorOptions {
 export interface Emulator {
   emailApi: { url: string; apiKey: string; smtpKey: string; masterKey: string };
   cloudflare: { url: string; apiToken: string; zones: { id: string; name: string }[] };
+  /**
+   * Its DNS server: the IP it bound (a `host` name resolved), the port, and `address`, `ip:port`
+   * (an IPv6 address in brackets) as node:dns's `setServers` and `emailDelivery:dnsResolver` take it.
+   */
   dns: { host: string; port: number; address: string };
   /** The shared fault injector: `emulator.faults.set([...])`. */
   faults: FaultInjector;
@@ -160,7 +164,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       spfInclude: dns.spfInclude,
     });
     started.push(dnsServer);
-    const dnsAddress = `${dnsServer.host}:${dnsServer.port}`;
+    const dnsAddress = addressWithPort(dnsServer.host, dnsServer.port);
     const resolver = options.resolver ?? dnsAddress;
 
     const cloudflareConfig: CloudflareConfig = {

@@ -71,6 +71,28 @@ describe("emulator", () => {
     }
   });
 
+  it("gives the addresses it bound, never a name to look up, and IPv6 ones in brackets", async () => {
+    const named = await startEmulator({ host: "localhost" });
+    try {
+      const ip = named.dns.host;
+      expect(["127.0.0.1", "::1"]).toContain(ip);
+      const at = (port: number) => (ip === "::1" ? `[::1]:${port}` : `127.0.0.1:${port}`);
+      expect(named.dns.address).toBe(at(named.dns.port));
+      expect(named.emailApi.url).toBe(`http://${at(Number(new URL(named.emailApi.url).port))}`);
+      // The domain check asks that address: a domain with no records is checked, not a 500.
+      const created = await clientFor(named).createDomain("named.example.com");
+      expect((await clientFor(named).checkDomain(created.domain.id)).spfStatus).toBe("Missing");
+    } finally {
+      await named.stop();
+    }
+    const v6 = await startEmulator({ host: "::1" }).catch(() => undefined); // where ::1 exists
+    if (v6) {
+      await v6.stop();
+      expect(v6.dns.address).toBe(`[::1]:${v6.dns.port}`);
+      expect(v6.emailApi.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+    }
+  });
+
   it("gives a zone the same id on every start, so stack config can name it", async () => {
     const ids: string[] = [];
     for (let start = 0; start < 2; start++) {
