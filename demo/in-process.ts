@@ -1,7 +1,15 @@
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import { load } from "js-yaml";
-import { destroyRun, programFile, ProgramRun, runProgram, RunOptions, startEmulator } from "../testing";
+import {
+  destroyRun,
+  Emulator,
+  programFile,
+  ProgramRun,
+  runProgram,
+  RunOptions,
+  startEmulator,
+} from "../testing";
 import { outputsTable, REPO_ROOT } from "./lifecycle";
 
 /** Starts every line of the in-process demo, so that nothing in it reads as if Pulumi had run. */
@@ -27,12 +35,7 @@ export async function runInProcess(
     );
     let options: Pick<RunOptions, "config" | "project" | "stack">;
     try {
-      options = await localStack(
-        stackFile,
-        emulator.emailApi.url,
-        emulator.cloudflare.url,
-        emulator.cloudflare.zones[0].id,
-      );
+      options = await localStack(stackFile, emulator);
     } catch (error) {
       say(`failed: ${stackFile}: ${(error as Error).message.split("\n")[0]}`);
       return 1;
@@ -68,9 +71,7 @@ export async function runInProcess(
 /** The `local` stack's settings (Pulumi.local.yaml) with the emulator's actual addresses. */
 async function localStack(
   stackFile: string,
-  emailApiUrl: string,
-  cloudflareUrl: string,
-  zoneId: string,
+  emulator: Emulator,
 ): Promise<Pick<RunOptions, "config" | "project" | "stack">> {
   const settings = load(await fs.readFile(stackFile, "utf8")) as { config?: unknown } | null;
   const stackConfig = settings?.config;
@@ -83,9 +84,10 @@ async function localStack(
     stack: "local",
     config: {
       ...config,
-      "emailDelivery:baseUrl": emailApiUrl,
-      "cloudflare:baseUrl": cloudflareUrl,
-      "email-delivery:cloudflareZoneId": zoneId,
+      "emailDelivery:baseUrl": emulator.emailApi.url,
+      "emailDelivery:dnsResolver": emulator.dns.address,
+      "cloudflare:baseUrl": emulator.cloudflare.url,
+      "email-delivery:cloudflareZoneId": emulator.cloudflare.zones[0].id,
     },
   };
 }

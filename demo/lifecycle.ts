@@ -80,6 +80,7 @@ export async function openDemoStack(
     const config: Record<string, { value: string; secret?: boolean }> = {};
     for (const [key, value] of Object.entries(local.config ?? {})) config[key] = { value: String(value) };
     config["emailDelivery:baseUrl"] = { value: emulator.emailApi.url };
+    config["emailDelivery:dnsResolver"] = { value: emulator.dns.address };
     config["cloudflare:baseUrl"] = { value: emulator.cloudflare.url };
     config["email-delivery:cloudflareZoneId"] = { value: emulator.cloudflare.zones[0].id };
     config["email-delivery:endpointId"] = { value: String(emulator.state.endpoints[0].id) };

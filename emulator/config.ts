@@ -40,3 +40,12 @@ export interface CloudflareConfig {
 
 /** Where the domain check sends its DNS queries: `host:port`. */
 export type ResolverAddress = string;
+
+/**
+ * `ip:port` as URLs and node:dns's `setServers` take it (an IPv6 address in brackets: `::1:7753`
+ * would be another address, on port 53). The emulator gives the addresses it bound, never the
+ * `host` it was asked for: a name such as `localhost` would be looked up by every client.
+ */
+export function addressWithPort(ip: string, port: number): string {
+  return ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`;
+}

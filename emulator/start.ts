@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Resolver } from "node:dns";
 import { addZone, cloudflareService, CloudflareServiceContext } from "./cloudflare";
 import { normaliseName } from "./cloudflare/names";
-import { CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
+import { addressWithPort, CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
 import { startDnsServer } from "./dns";
 import { EmailApiContext, emailApiService, seedServer } from "./email-api";
 import { FaultInjector, FaultRule } from "./http/faults";
@@ -74,6 +74,10 @@ export interface EmulatorCloudflare extends CloudflareSeeding {
 export interface Emulator {
   emailApi: EmulatorEmailApi;
   cloudflare: EmulatorCloudflare;
+  /**
+   * Its DNS server: the IP it bound (a `host` name resolved), the port, and `address`, `ip:port`
+   * (an IPv6 address in brackets) as node:dns's `setServers` and `emailDelivery:dnsResolver` take it.
+   */
   dns: { host: string; port: number; address: string };
   /** The shared fault injector: `emulator.faults.set([...])`. */
   faults: FaultInjector;
@@ -183,7 +187,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       spfInclude: dns.spfInclude,
     });
     started.push(dnsServer);
-    const dnsAddress = `${dnsServer.host}:${dnsServer.port}`;
+    const dnsAddress = addressWithPort(dnsServer.host, dnsServer.port);
     const resolver = options.resolver ?? dnsAddress;
 
     const cloudflareConfig: CloudflareConfig = {
@@ -230,6 +234,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
           CLOUDFLARE_BASE_URL: `${cloudflare.url}/client/v4`,
           CLOUDFLARE_API_TOKEN: cloudflareToken,
           ...Object.fromEntries(zones.map((zone) => [zoneVariable(zone.name), zone.id])),
+          // For the package's SPF checks (stack config emailDelivery:dnsResolver, or this variable).
+          EMAIL_DELIVERY_DNS_RESOLVER: dnsAddress,
           EMULATOR_DNS_SERVER: dnsAddress,
           EMULATOR_SERVER_ID: String(server.id),
         }).map(([name, value]) => `${name}=${envValue(value) ?? value}`),

@@ -51,7 +51,13 @@ export interface DynamicProvider {
 /** Config keys marked secret for the program unless a run says otherwise. */
 export const SECRET_CONFIG_KEYS = ["emailDelivery:apiKey", "emailDelivery:masterKey", "cloudflare:apiToken"];
 
-/** A run's stack config: the emulator's settings under the options' own. */
+/**
+ * A run's stack config: the emulator's settings under the options' own. Every setting through
+ * which the package reaches a server is filled in, in both modes, so that nothing a run does goes
+ * elsewhere: the email API (a preview's `getDomain` too, which would otherwise follow
+ * EMAIL_DELIVERY_BASE_URL), Cloudflare's API, and the DNS server the SPF checks of a merge ask
+ * (else the machine's resolver, which knows nothing of the emulator's zones).
+ */
 export function runConfig(options: RunOptions): Record<string, string> {
   const emulator = options.emulator;
   const defaults: Record<string, string | undefined> = emulator
@@ -61,6 +67,7 @@ export function runConfig(options: RunOptions): Record<string, string> {
         // In previews too: a program's `getDomain` reads the service there, as under the engine.
         "emailDelivery:baseUrl": emulator.emailApi.url,
         "emailDelivery:apiKey": emulator.emailApi.apiKey,
+        "emailDelivery:dnsResolver": emulator.dns.address,
       }
     : {};
   const merged = { ...defaults, ...options.config };

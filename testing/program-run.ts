@@ -96,9 +96,9 @@ export interface RunOptions {
   emulator?: Emulator;
   /**
    * Stack config as the engine passes it to providers' `configure` and to the program's
-   * `pulumi.Config` (`namespace:key` → string). With an emulator, `emailDelivery:baseUrl` and
-   * `emailDelivery:apiKey`, `cloudflare:baseUrl` and `cloudflare:apiToken` default to
-   * its own; pass `undefined` for a key to leave it out.
+   * `pulumi.Config` (`namespace:key` → string). With an emulator, `emailDelivery:baseUrl`,
+   * `emailDelivery:apiKey`, `emailDelivery:dnsResolver` (its DNS server), `cloudflare:baseUrl` and
+   * `cloudflare:apiToken` default to its own, in both modes; pass `undefined` for a key to leave it out.
    */
   config?: Record<string, string | undefined>;
   /** Config keys to mark secret for the program. @default ["emailDelivery:apiKey", "emailDelivery:masterKey"] */

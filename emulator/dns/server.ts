@@ -41,7 +41,8 @@ export async function startDnsServer(options: DnsServerOptions): Promise<Running
     const port = udp.address().port;
     try {
       const tcp = await listenTcp(options.host, port, zoneData);
-      return { host: options.host, port, close: () => closeBoth(udp, tcp) };
+      // The address bound (`localhost` resolved), which clients can ask without a lookup.
+      return { host: udp.address().address, port, close: () => closeBoth(udp, tcp) };
     } catch (error) {
       await new Promise<void>((resolve) => udp.close(() => resolve()));
       // With port 0 the UDP port may be taken for TCP: pick another one.

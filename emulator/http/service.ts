@@ -1,5 +1,6 @@
 import * as http from "node:http";
 import { AddressInfo } from "node:net";
+import { addressWithPort } from "../config";
 import { FaultInjector, parseFaultsBody } from "./faults";
 import { answerRateLimitAdmin, ServiceRateLimit } from "./rate-limit";
 import { RequestEffect, RequestLog } from "./request-log";
@@ -86,9 +87,9 @@ export async function startHttpService(
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const { address, port } = server.address() as AddressInfo;
   return {
-    url: `http://${options.host}:${port}`,
+    url: `http://${addressWithPort(address, port)}`,
     port,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,4 +1,5 @@
 import { promises as dns } from "node:dns";
+import { isIPv4, isIPv6 } from "node:net";
 import { SpfResolver } from "./spf-dns";
 import { countSpfLookups, SpfLookupCount, spfLookupProblem, spfUnresolvedWarning } from "./spf-lookup-count";
 
@@ -28,14 +29,20 @@ export interface SpfLookupCheck {
 
 /**
  * An SPF record (unquoted) judged as receivers judge it (RFC 7208; see `countSpfLookups`),
- * resolved through this machine's DNS resolver: `problem` when receivers return permerror for it
+ * resolved through `dnsServer` (an address `dnsServerProblem` accepts), else this machine's DNS
+ * resolver: `problem` when receivers return permerror for it
  * (a syntax error anywhere, over 10 lookups, over 2 void lookups, over 10 MX names, an include or
  * redirect to a name without exactly one SPF record, a loop, or any of these in a record it
  * includes), `warning` for what could not be known. A record within the limit may still have no
  * room for one more include: compare `total` with `limit` (`verdict` is `ok` then).
  */
-export async function checkSpfLookups(record: string, domain?: string): Promise<SpfLookupCheck> {
-  const count = await countSpfLookups(record, nodeResolver(Date.now() + CHECK_BUDGET_MS), { domain });
+export async function checkSpfLookups(
+  record: string,
+  domain?: string,
+  dnsServer?: string,
+): Promise<SpfLookupCheck> {
+  const resolver = nodeResolver(Date.now() + CHECK_BUDGET_MS, dnsServer);
+  const count = await countSpfLookups(record, resolver, { domain });
   return {
     problem: spfLookupProblem(count),
     warning: spfUnresolvedWarning(count),
@@ -46,8 +53,34 @@ export async function checkSpfLookups(record: string, domain?: string): Promise<
   };
 }
 
-/** node:dns, each query bounded, all of them by `deadline`: a resolver that never answers is a failed lookup, not a hung `up`. */
-function nodeResolver(deadline: number): SpfResolver {
+/**
+ * Why `address` is not a DNS server to send the SPF checks' queries to, if it is not: an IPv4
+ * address or an IPv6 one (in brackets when a port follows), with a port from 1 to 65535 after a
+ * colon when it is not 53 (`127.0.0.1:7753`, `[::1]:5353`). A name is refused: finding its
+ * address would ask the machine's resolver. Checked here rather than by node:dns's `setServers`,
+ * which takes port 99999 as another port and aborts the process on port 0.
+ */
+export function dnsServerProblem(address: string): string | undefined {
+  const bracketed = /^\[([^\]]*)\](?::(\d{1,5}))?$/.exec(address); // IPv6, a port or not
+  const withPort = /^([^:]*):(\d{1,5})$/.exec(address); // IPv4 and a port
+  const port = (bracketed ?? withPort)?.[2];
+  const valid =
+    (bracketed
+      ? isIPv6(bracketed[1])
+      : withPort
+        ? isIPv4(withPort[1])
+        : isIPv4(address) || isIPv6(address)) &&
+    (port === undefined || (Number(port) >= 1 && Number(port) <= 65535));
+  return valid
+    ? undefined
+    : `must be the IP address of a DNS server, with its port when not 53 (e.g. 127.0.0.1:7753 or [::1]:5353), not ${JSON.stringify(address)}`;
+}
+
+/**
+ * node:dns (the machine's resolver, or a `Resolver` asking `dnsServer` alone), each query bounded,
+ * all of them by `deadline`: a resolver that never answers is a failed lookup, not a hung `up`.
+ */
+function nodeResolver(deadline: number, dnsServer: string | undefined): SpfResolver {
   const bounded = <T>(query: () => Promise<T>): Promise<T> => {
     const left = Math.min(LOOKUP_TIMEOUT_MS, deadline - Date.now());
     if (left <= 0) return Promise.reject(timedOut());
@@ -57,11 +90,19 @@ function nodeResolver(deadline: number): SpfResolver {
     });
     return Promise.race([query(), timeout]).finally(() => clearTimeout(timer));
   };
+  let ask: Pick<typeof dns, "resolveTxt" | "resolve4" | "resolve6" | "resolveMx"> = dns;
+  if (dnsServer !== undefined) {
+    const problem = dnsServerProblem(dnsServer);
+    if (problem) throw new Error(`The DNS server for SPF lookups ${problem}.`);
+    const resolver = new dns.Resolver();
+    resolver.setServers([dnsServer]);
+    ask = resolver;
+  }
   return {
-    txt: (name) => bounded(() => dns.resolveTxt(name)),
-    a: (name) => bounded(() => dns.resolve4(name)),
-    aaaa: (name) => bounded(() => dns.resolve6(name)),
-    mx: (name) => bounded(() => dns.resolveMx(name)),
+    txt: (name) => bounded(() => ask.resolveTxt(name)),
+    a: (name) => bounded(() => ask.resolve4(name)),
+    aaaa: (name) => bounded(() => ask.resolve6(name)),
+    mx: (name) => bounded(() => ask.resolveMx(name)),
   };
 }
 

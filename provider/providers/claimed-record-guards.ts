@@ -8,6 +8,7 @@ import { competes, describeRecord, identical, Publisher } from "../dns/existing-
 import { recordOwner } from "../dns/ownership";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import type { ClaimedRecordInputs } from "../inputs";
+import { dnsResolverSetting } from "./connection";
 import type { ClaimedRecordOutputs, Ownership } from "./claimed-record-contents";
 import { claimed } from "./claimed-record-contents";
 import type { StoredProviderProperty } from "./stored-provider";
@@ -79,7 +80,7 @@ export function refuseOwnRecordInTheWay(
  * an include of a name without an SPF record…), with nothing written.
  */
 export async function refuseRejectedMerge(inputs: ClaimedRecordInputs, merged: string): Promise<void> {
-  const { problem } = await checkSpfLookups(merged, inputs.name);
+  const { problem } = await checkSpfLookups(merged, inputs.name, dnsResolverSetting());
   if (problem) {
     throw new Error(
       `SPF record ${inputs.name}: merged, it would be "${merged}": ${problem} Nothing was changed in the zone.`,

@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ClientSettings, createClient, EmailDeliveryClient } from "../client";
 import { keyProblem } from "../client/key-check";
 import { redact } from "../client/redact";
+import { dnsServerProblem } from "../dns/spf-lookups";
 
 /** Where each connection setting comes from: stack config first, then the environment. */
 export const CONNECTION_SETTINGS = {
@@ -19,12 +20,23 @@ export const CLOUDFLARE_SETTINGS = {
   baseUrl: { config: "cloudflare:baseUrl", env: "CLOUDFLARE_BASE_URL", what: "base URL" },
 } as const;
 
+/**
+ * The DNS server the SPF checks of a merge ask (`ip[:port]`), read the same way in the program
+ * (the zone survey) and in the provider host (a claimed record's check before it writes). Unset:
+ * this machine's resolver. Set to the emulator's DNS server by the test kit, and by hand for a
+ * stack against the standalone emulator, whose zones no other DNS serves.
+ */
+export const DNS_RESOLVER_SETTING = {
+  config: "emailDelivery:dnsResolver",
+  env: "EMAIL_DELIVERY_DNS_RESOLVER",
+} as const;
+
 /** Cloudflare's API, when `cloudflare:baseUrl` and CLOUDFLARE_BASE_URL are unset. */
 export const CLOUDFLARE_API_URL = "https://api.cloudflare.com/client/v4";
 
 type Setting = keyof typeof CONNECTION_SETTINGS;
 type CloudflareSetting = keyof typeof CLOUDFLARE_SETTINGS;
-type ConfiguredValues = Partial<Record<Setting | `cloudflare.${CloudflareSetting}`, string>>;
+type ConfiguredValues = Partial<Record<Setting | "dnsResolver" | `cloudflare.${CloudflareSetting}`, string>>;
 
 /**
  * Stack config read by `configure()`, kept on `globalThis` (not on the provider object, which
@@ -43,6 +55,7 @@ export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): 
   const values = configured();
   const sources = [
     ...(Object.entries(CONNECTION_SETTINGS) as [Setting, { config: string }][]),
+    ["dnsResolver", DNS_RESOLVER_SETTING] as const,
     ...(Object.entries(CLOUDFLARE_SETTINGS) as [CloudflareSetting, { config: string }][]).map(
       ([setting, source]) => [`cloudflare.${setting}` as const, source] as const,
     ),
@@ -83,10 +96,26 @@ export function cloudflareSetting(setting: CloudflareSetting): string {
   );
 }
 
+/**
+ * The DNS server the SPF checks ask: `fromConfig` (the stack config as the caller reads it; the
+ * value `configure()` remembered by default), else the environment, else undefined (this
+ * machine's resolver). Throws naming where a malformed value came from; an empty one counts as unset.
+ */
+export function dnsResolverSetting(fromConfig = configured().dnsResolver): string | undefined {
+  const { config, env } = DNS_RESOLVER_SETTING;
+  const value = fromConfig || process.env[env] || undefined;
+  const problem = value === undefined ? undefined : dnsServerProblem(value);
+  if (problem) {
+    const source = fromConfig ? `Stack config ${config}` : `The ${env} environment variable`;
+    throw new Error(`${source} ${problem}.`);
+  }
+  return value;
+}
+
 /** Forgets configured values (tests). */
 export function forgetConfig(): void {
   const values = configured();
-  for (const key of Object.keys(values)) delete values[key as Setting];
+  for (const key of Object.keys(values)) delete values[key as keyof ConfiguredValues];
 }
 
 /**

@@ -6,6 +6,7 @@ import { recordOwner } from "../dns/ownership";
 import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
+import { DNS_RESOLVER_SETTING, dnsResolverSetting } from "../providers/connection";
 import { ZoneNotRead, ZoneReads, zoneReadsFor } from "./zone-reads";
 import type { ExistingRecordPolicies } from "./existing-record-policies";
 
@@ -15,12 +16,20 @@ import type { ExistingRecordPolicies } from "./existing-record-policies";
  */
 export class ZoneSurvey {
   private readonly reads: ZoneReads;
+  /** Where the SPF checks of a merge send their queries (stack config emailDelivery:dnsResolver). */
+  private readonly dnsServer: string | undefined;
 
   constructor(
     provider: cloudflare.Provider | undefined,
     private readonly parent: pulumi.Resource,
   ) {
     this.reads = zoneReadsFor(provider, parent);
+    try {
+      // Checked here, in the preview, rather than as the first lookup fails.
+      this.dnsServer = dnsResolverSetting(pulumi.runtime.getConfig(DNS_RESOLVER_SETTING.config));
+    } catch (error) {
+      throw new pulumi.ResourceError((error as Error).message, parent);
+    }
   }
 
   /** Counts the domain `name` among the run's domains on `zoneId` (before the zone is read). */
@@ -188,7 +197,7 @@ export class ZoneSurvey {
     publishedBefore: boolean,
   ): Promise<string | undefined> {
     const merged = claim.content ?? unquoteTxt(claim.record.content);
-    const { problem, warning, total } = await checkSpfLookups(merged, planned.name);
+    const { problem, warning, total } = await checkSpfLookups(merged, planned.name, this.dnsServer);
     if (problem) return problem;
     if (claim.content === undefined && total + 1 > SPF_LOOKUP_LIMIT) {
       // A domain the stack made before: the record may hold the service's include already (this

@@ -36,12 +36,14 @@ describe("emulator", () => {
         "CLOUDFLARE_API_TOKEN",
         "CLOUDFLARE_ZONE_ID_EXAMPLE_COM",
         "CLOUDFLARE_ZONE_ID_EXAMPLE_ORG",
+        "EMAIL_DELIVERY_DNS_RESOLVER",
         "EMULATOR_DNS_SERVER",
         "EMULATOR_SERVER_ID",
       ]);
       expect(env.EMAIL_DELIVERY_API_KEY).toBe("EmulatorApiKey0000000001");
       expect(env.EMAIL_DELIVERY_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(env.EMULATOR_DNS_SERVER).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(env.EMAIL_DELIVERY_DNS_RESOLVER).toBe(env.EMULATOR_DNS_SERVER);
 
       const domains = await fetch(`${env.EMAIL_DELIVERY_BASE_URL}/api/v1/domains/list`, {
         method: "POST",
@@ -66,6 +68,28 @@ describe("emulator", () => {
       expect(await server.json()).toMatchObject({ status: "success", data: { name: "From the CLI" } });
     } finally {
       await emulator.stop();
+    }
+  });
+
+  it("gives the addresses it bound, never a name to look up, and IPv6 ones in brackets", async () => {
+    const named = await startEmulator({ host: "localhost" });
+    try {
+      const ip = named.dns.host;
+      expect(["127.0.0.1", "::1"]).toContain(ip);
+      const at = (port: number) => (ip === "::1" ? `[::1]:${port}` : `127.0.0.1:${port}`);
+      expect(named.dns.address).toBe(at(named.dns.port));
+      expect(named.emailApi.url).toBe(`http://${at(Number(new URL(named.emailApi.url).port))}`);
+      // The domain check asks that address: a domain with no records is checked, not a 500.
+      const created = await clientFor(named).createDomain("named.example.com");
+      expect((await clientFor(named).checkDomain(created.domain.id)).spfStatus).toBe("Missing");
+    } finally {
+      await named.stop();
+    }
+    const v6 = await startEmulator({ host: "::1" }).catch(() => undefined); // where ::1 exists
+    if (v6) {
+      await v6.stop();
+      expect(v6.dns.address).toBe(`[::1]:${v6.dns.port}`);
+      expect(v6.emailApi.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
     }
   });
 

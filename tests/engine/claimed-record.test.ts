@@ -1,4 +1,3 @@
-import * as path from "node:path";
 import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { providerLoaderText } from "../../provider/providers/loader";
 import { useEmulator } from "../support/emulator";
@@ -14,7 +13,8 @@ import {
 /**
  * A claimed record as the engine runs it: the stored loader text, loaded by the real
  * dynamic-provider host, configured only through Configure with the stack's Cloudflare settings
- * (the token wrapped as a secret, as the engine sends it), one fresh host per Pulumi command.
+ * (the token wrapped as a secret, as the engine sends it) and the DNS server its SPF checks ask,
+ * one fresh host per Pulumi command.
  */
 const emulator = useEmulator();
 const text = providerLoaderText("claimedRecordProvider");
@@ -23,14 +23,7 @@ let hosts: ProviderHost[] = [];
 
 /** A new Pulumi command: a fresh host, configured with the stack config. */
 async function command(config: Props = cloudflareConfig()): Promise<ProviderHost> {
-  // The merge's SPF check resolves through the emulator's DNS server, never elsewhere.
-  const preload = path.join(__dirname, "../support/dns-servers-preload.js");
-  const host = await startProviderHost({
-    env: {
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${JSON.stringify(preload)}`.trim(),
-      TEST_DNS_SERVER: emulator().dns.address,
-    },
-  });
+  const host = await startProviderHost();
   hosts.push(host);
   await host.configure(config);
   return host;
@@ -39,6 +32,8 @@ async function command(config: Props = cloudflareConfig()): Promise<ProviderHost
 const cloudflareConfig = (): Props => ({
   "cloudflare:baseUrl": emulator().cloudflare.url,
   "cloudflare:apiToken": rpcSecret(emulator().cloudflare.apiToken),
+  // The merge's SPF check resolves through the emulator's DNS server, never elsewhere.
+  "emailDelivery:dnsResolver": emulator().dns.address,
 });
 
 async function zone(method: string, path = "", body?: unknown): Promise<Record<string, unknown>> {

@@ -49,7 +49,7 @@ describe("an installation with another return-path prefix", () => {
     const zoneId = emulator().cloudflare.zones[0].id;
     const name = `late-${process.pid}.example.com`;
     // Where this installation puts the return path, which the preflight, told nothing, does not look at.
-    await zoneRecordsApi(emulator(), "POST", "", {
+    await emulator().cloudflare.addRecord(zoneId, {
       name: `bounces.${name}`,
       type: "CNAME",
       content: "bounces.elsewhere.example.net",

@@ -162,6 +162,26 @@ describe("Domain options", () => {
     expect(run.registrations.filter((r) => r.type === "cloudflare:index/dnsRecord:DnsRecord")).toEqual([]);
   });
 
+  it("refuses a malformed emailDelivery:dnsResolver at preview, once, naming the key", async () => {
+    const run = await runProgram(
+      () => {
+        new Domain("resolver", { name: "resolver.example.com", cloudflare: { zoneId: zoneId() } });
+        return {};
+      },
+      {
+        mode: "preview",
+        emulator: emulator(),
+        config: { "emailDelivery:dnsResolver": "localhost:53" },
+        timeoutMs: 1500,
+      },
+    );
+    // The kit reports a constructor's throw as the program's error, and Pulumi's rejection as unhandled.
+    expect([...new Set(run.errors.map((error) => error.message))]).toEqual([
+      'Stack config emailDelivery:dnsResolver must be the IP address of a DNS server, with its port when not 53 (e.g. 127.0.0.1:7753 or [::1]:5353), not "localhost:53".',
+    ]);
+    expect(run.registrations.filter((r) => r.type === "cloudflare:index/dnsRecord:DnsRecord")).toEqual([]);
+  });
+
   it("refuses a TTL Cloudflare would refuse, at preview", async () => {
     const run = await runProgram(
       () => {

@@ -1,7 +1,9 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import * as pulumi from "@pulumi/pulumi";
 import { Emulator } from "../../emulator";
 import { Domain, getDomainOutput, Route } from "../../provider";
-import { uniqueDomain, useEmulator } from "../support/emulator";
+import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { Registration, runProgram, RunOptions } from "../../testing";
 
 /**
@@ -31,7 +33,7 @@ function routesStack(emulator: Emulator, name: pulumi.Input<string>) {
   };
 }
 
-/** The stack config both modes use (preview mode sets none by itself). */
+/** The stack config both modes use, for runs without an emulator (with one, the kit fills it in). */
 const connection = (emulator: Emulator): RunOptions["config"] => ({
   "emailDelivery:baseUrl": emulator.emailApi.url,
   "emailDelivery:apiKey": emulator.emailApi.apiKey,
@@ -77,6 +79,29 @@ describe("program: routes on a domain another stack manages, preview", () => {
     expect(run.outputs).toMatchObject({ domainId: made.id, verified: false });
     expect(emulator().requests.counts()).toEqual({ "domains/list": 1 });
     expect(warnings.filter((w) => /secret|apiKey/i.test(w))).toEqual([]);
+  });
+
+  it("with an emulator, asks its service, never the one EMAIL_DELIVERY_BASE_URL names", async () => {
+    const name = uniqueDomain("env");
+    const made = await clientFor(emulator()).createDomain(name);
+    const elsewhere = http.createServer((request, response) => {
+      asked.push(request.url ?? "");
+      response.writeHead(500).end();
+    });
+    const asked: string[] = [];
+    await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
+    const saved = { ...process.env };
+    process.env.EMAIL_DELIVERY_BASE_URL = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    process.env.EMAIL_DELIVERY_API_KEY = "ElsewhereKey000000000001";
+    try {
+      const run = await runProgram(routesStack(emulator(), name), { mode: "preview", emulator: emulator() });
+      expect(run.errors).toEqual([]);
+      expect(run.outputs).toMatchObject({ domainId: made.domain.id });
+      expect(asked).toEqual([]);
+    } finally {
+      process.env = saved;
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
   });
 
   it("a name unknown in the preview leaves the id unknown, sending nothing", async () => {
