@@ -1,4 +1,3 @@
-import { setTimeout as setTimeoutPromise } from "node:timers/promises";
 import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
 import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { describeFailing, failingChecks, formatDuration } from "./report";
@@ -48,9 +47,7 @@ export async function waitForChecks(
   options: WaitOptions,
 ): Promise<WaitOutcome> {
   const now = options.now ?? Date.now;
-  // The real sleep's timer goes with an abort, so a stopped wait keeps nothing pending.
-  const sleep =
-    options.sleep ?? ((ms: number) => setTimeoutPromise(ms, undefined, { signal: options.signal }));
+  const sleep = options.sleep ?? ((ms: number) => abortableSleep(ms, options.signal));
   const random = options.random ?? Math.random;
   const deadline = now() + options.timeoutMs;
   let polls = 0;
@@ -82,6 +79,24 @@ export async function waitForChecks(
     const jittered = Math.min(options.maxPollIntervalMs, grown * (0.8 + 0.4 * random()));
     await stoppable(sleep(Math.max(0, Math.min(jittered, left))), options.signal);
   }
+}
+
+/**
+ * The global `setTimeout` (which test clocks replace), its timer cleared when `signal` aborts, so a
+ * stopped wait keeps nothing pending; it then rejects with the signal's reason.
+ */
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /** `pause`, ended early when `signal` aborts: then it rejects with the signal's reason. */

@@ -55,7 +55,7 @@ let trace = "";
       // 9 lookups fit (the service's include makes 10), 10 do not: the count is exact.
       expect(result.preview.errors).toEqual([
         expect.stringMatching(
-          /^Domain full: cannot merge into the SPF record at full\.example\.com: it already needs 10 DNS lookups, and the service's include makes 11, /,
+          /^Domain full: 1 record conflicts with what the zone already holds:\n {2}- cloudflare\.existingRecords\.spf \("merge"\): cannot merge into the SPF record at full\.example\.com: it already needs 10 DNS lookups, and the service's include makes 11, /,
         ),
       ]);
       expect(warnings(result.preview)).toEqual([]);
