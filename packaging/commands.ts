@@ -8,6 +8,8 @@ export interface RunOptions {
   input?: string;
   /** @default 600000 (an `npm install` on a cold cache) */
   timeoutMs?: number;
+  /** Resolve with what it printed on stderr after its stdout. @default false */
+  stderr?: boolean;
 }
 
 /** Runs a command to completion and returns its stdout; a failure carries the command and its stderr. */
@@ -23,7 +25,7 @@ export function run(command: string, args: string[], options: RunOptions): Promi
         maxBuffer: 256 << 20,
       },
       (error, stdout, stderr) => {
-        if (!error) return resolve(stdout);
+        if (!error) return resolve(options.stderr ? `${stdout}${stderr}` : stdout);
         // What it printed last on each stream: tsc reports on stdout, and a warning on stderr
         // (packaging/tsc.js's fallback) must not hide it.
         const tail = [stderr, stdout]

@@ -260,6 +260,56 @@ it("installed from tarball: the emulator's command runs from the project (npx), 
   }
 }, 600_000);
 
+/**
+ * Tests a platform team adds beside the README's, with the README's jest config and tsconfig as
+ * they are: `getDomain` in a program (got is an ES module, which jest's own registry cannot
+ * require), in a preview and live, of a domain seeded as another stack's; a program that throws
+ * after declaring a Domain, which must create nothing, then or later.
+ */
+const TEAM_TESTS = `import { afterAll, beforeAll, expect, test } from "@jest/globals";
+import * as pulumi from "@pulumi/pulumi";
+import { Domain, getDomain } from "pulumi-email-delivery";
+import { destroyRun, Emulator, runProgram, startEmulator } from "pulumi-email-delivery/testing";
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startEmulator();
+  await emulator.emailApi.addDomain("shared.example.com");
+});
+afterAll(() => emulator.stop());
+
+const found = async () => ({ id: (await getDomain({ name: "shared.example.com" })).domainId });
+
+test("getDomain in a preview", async () => {
+  const run = await runProgram(found, { mode: "preview", emulator });
+  expect(run.errors).toEqual([]);
+  expect(run.outputs.id).toBe(emulator.emailApi.domains()[0].id);
+});
+
+test("getDomain live", async () => {
+  const run = await runProgram(found, { mode: "live", emulator });
+  expect(run.errors).toEqual([]);
+  expect(run.outputs.id).toBe(emulator.emailApi.domains()[0].id);
+});
+
+test("a program that throws after declaring a Domain creates nothing", async () => {
+  const zoneId = emulator.cloudflare.zones[0].id;
+  const run = await runProgram(
+    () => {
+      new Domain("mail", { name: "mail.example.com", cloudflare: { zoneId } });
+      throw new Error("a mistake after the Domain");
+    },
+    { mode: "live", emulator },
+  );
+  expect(run.errors).toEqual([{ source: "program", message: "a mistake after the Domain" }]);
+  const next = await runProgram(() => ({ stack: pulumi.getStack() }), { mode: "preview", emulator });
+  expect(next.errors).toEqual([]);
+  expect(emulator.emailApi.domains().map((d) => d.name)).toEqual(["shared.example.com"]);
+  expect(emulator.cloudflare.records(zoneId)).toEqual([]);
+  expect((await destroyRun(run, { mode: "live", emulator })).deleted).toEqual([]);
+});
+`;
+
 describe("the README's tests of a user's program, with the kit", () => {
   it(`jest (installed from ${TSC_WAY}): preview, live and a bad input, against an emulator of its own`, async () => {
     const { project, underMocks } = await installs.get(TSC_WAY)!;
@@ -267,22 +317,39 @@ describe("the README's tests of a user's program, with the kit", () => {
     await npm(["install", "--save-dev", ...testedVersions(TEST_PACKAGES)], { cwd: project.dir });
     await fs.writeFile(path.join(project.dir, "jest.config.js"), readmeBlock("js jest.config.js"));
     await fs.writeFile(path.join(project.dir, "mail.test.ts"), readmeBlock("ts mail.test.ts"));
+    await fs.writeFile(path.join(project.dir, "team.test.ts"), TEAM_TESTS);
     const cache = path.join(project.dir, ".jest-cache");
-    const report = JSON.parse(
-      await run("npx", ["--no-install", "jest", "--ci", "--json", "--cacheDirectory", cache], {
-        cwd: project.dir,
-      }),
-    ) as {
-      numPassedTests: number;
+    const reportFile = path.join(project.dir, "jest-report.json");
+    const output = await run(
+      "npx",
+      ["--no-install", "jest", "--ci", "--json", "--outputFile", reportFile, "--cacheDirectory", cache],
+      { cwd: project.dir, stderr: true },
+    );
+    const report = JSON.parse(await fs.readFile(reportFile, "utf8")) as {
       numFailedTests: number;
-      testResults: { assertionResults: { title: string }[] }[];
+      testResults: {
+        name: string;
+        assertionResults: { title: string; status: string; duration: number }[];
+      }[];
     };
+    const results = Object.fromEntries(
+      report.testResults.map((file) => [path.basename(file.name), file.assertionResults]),
+    );
+    // Each test's time, for the record (never asserted: a busy machine's timings vary).
+    console.log(
+      report.testResults
+        .flatMap((file) => file.assertionResults.map((r) => `${r.duration} ms  ${r.title}`))
+        .join("\n"),
+    );
     expect(report.numFailedTests).toBe(0);
-    expect(report.testResults[0].assertionResults.map((result) => result.title)).toEqual([
+    expect(results["mail.test.ts"].map((result) => result.title)).toEqual([
       "a preview shows the domain's records and creates nothing",
       "up verifies the domain through DNS and creates the routes",
       "a zone id left as a placeholder fails the preview, naming the setting",
     ]);
+    expect(results["team.test.ts"].map((result) => result.status)).toEqual(["passed", "passed", "passed"]);
+    // The README's tsconfig lets ts-jest compile each file alone: no TS151002 warning.
+    expect(output).not.toContain("TS151002");
   }, 600_000);
 
   it("Node's test runner (installed from path): live, with the program's TypeScript compiled as Pulumi compiles it", async () => {
@@ -292,8 +359,18 @@ describe("the README's tests of a user's program, with the kit", () => {
     const output = await run(process.execPath, ["--test", "--test-reporter=tap", "mail.node-test.mjs"], {
       cwd: project.dir,
     });
+    // Each test's time, for the record (never asserted).
+    console.log(
+      [...output.matchAll(/^# Subtest: (.+)\n(?:.*\n)*?\s+duration_ms: ([\d.]+)/gm)]
+        .map((m) => `${Math.round(Number(m[2]))} ms  ${m[1]}`)
+        .join("\n"),
+    );
     expect(output).toMatch(/^# pass 2$/m);
     expect(output).toMatch(/^# fail 0$/m);
+    // The failing program's test passed: no unhandled rejection reached the runner, nor a warning.
+    expect(output).not.toContain("unhandledRejection");
+    expect(output).not.toContain("PromiseRejectionHandledWarning");
+    expect(output).not.toContain("promises were still active");
   }, 600_000);
 });
 
