@@ -28,9 +28,14 @@ A port of 0 takes a free one (the settings printed say which).
   --state FILE          keep state in FILE (JSON, written atomically before each answer to a
                         change, so it survives kill -9; reloaded on start; a file that is not
                         JSON or not shaped as the emulator writes it stops the start)
-  --fault RULE          inject faults, e.g. "domains/create:commitThenDropRate=0.5" or
-                        "**:rate429=0.3,retryAfterSeconds=0"; repeatable (see emulator/http/faults.ts);
-                        latencyMs at most 600000 (10 minutes), retryAfterSeconds whole, at most 86400
+  --fault RULE          inject faults: ENDPOINTS:KEY=VALUE,... with endpoint globs, comma-separated
+                        (* within one / segment, ** anything), e.g. "domains/create:dropRate=0.5"
+                        or "**:rate429=0.3,retryAfterSeconds=0"; repeatable, the first rule that
+                        matches applies. Chances 0 to 1: rate429 (429 with Retry-After, nothing
+                        done), rate503, dropRate (connection closed, nothing done),
+                        commitThenDropRate (done, then closed unanswered); latencyMs (a delay, at
+                        most 600000), retryAfterSeconds (whole, at most 86400, default 1), times
+                        (that many matching requests only)
   --fault-seed N        seed of the fault draws (default 1)
   --rate-limit R[/B]    limit the email API to R requests per second, bursts of B (default R):
                         over it, 429 with Retry-After in whole seconds, and nothing is done

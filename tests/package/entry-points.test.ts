@@ -114,6 +114,18 @@ describe("entry points", () => {
       const help = await run(process.execPath, [BIN, "--help"], { cwd: REPO_ROOT });
       expect(help).toMatch(/^Usage: pulumi-email-delivery-emulator \[options\]/);
       expect(help).toContain("--state FILE");
+      // Every fault key is explained in the help itself: the package ships no sources to point at.
+      for (const key of [
+        "rate429",
+        "rate503",
+        "dropRate",
+        "commitThenDropRate",
+        "latencyMs",
+        "retryAfterSeconds",
+        "times",
+      ])
+        expect(help).toContain(key);
+      expect(help).not.toMatch(/\b(emulator|provider|testing)\/[\w/-]+\.ts\b/);
     });
 
     it("a bad option: one line, exit 1", async () => {
