@@ -35,6 +35,11 @@ export interface FaultDecision {
   outcome: FaultOutcome;
   latencyMs: number;
   retryAfterSeconds: number;
+  /**
+   * In-process only: the request waits for this (after its latency) before it is handled. Tests
+   * that wrap `decide` order requests with it, where latencies would rest on a quiet machine.
+   */
+  hold?: Promise<unknown>;
 }
 
 const PASS: FaultDecision = { outcome: "pass", latencyMs: 0, retryAfterSeconds: 0 };

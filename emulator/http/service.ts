@@ -143,6 +143,7 @@ async function handleRequest(
     return;
   }
   if (decision.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.latencyMs));
+  if (decision.hold) await decision.hold;
 
   switch (decision.outcome) {
     case "drop":

@@ -616,9 +616,9 @@ describe("providers under faults (200 operations per failure rate)", () => {
      * after the re-create's own list, so nothing proves whose it is (another stack's create looks
      * the same): it is left alone and the error gives the facts, never deleted or claimed.
      *
-     * The order rests on latencies, each at least 500 ms from the next event, so that it holds on
-     * a busy machine: the timeout at 1.5 s, the resend and the lookup at once, the delete done at
-     * ~2.5 s, the slow create landing at 3 s, the re-create handled at ~3.5 s.
+     * The order is held by the emulator, not by latencies (which a busy machine reorders): the
+     * first create waits until the delete has been answered, the re-create until the first create
+     * has landed. Only the request timeout (1.5 s) is real, and nothing waits on its exactness.
      */
     it("inside the domain provider's re-create: the late domain is neither claimed nor deleted", async () => {
       const em = emulator();
@@ -626,18 +626,49 @@ describe("providers under faults (200 operations per failure rate)", () => {
         requestTimeoutMs: 1_500,
         retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
       });
-      em.faults.set([
-        { endpoints: "domains/create", latencyMs: 3_000, times: 1 }, // lands at ~3 s
-        { endpoints: "domains/create", commitThenDropRate: 1, times: 1 }, // the resend, at ~1.5 s
-        { endpoints: "domains/delete", latencyMs: 1_000, times: 1 }, // done at ~2.5 s
-        { endpoints: "domains/create", latencyMs: 1_000, times: 1 }, // the re-create, handled at ~3.5 s
-      ]);
+      const gate = () => {
+        let open: () => void = () => undefined;
+        const opened = new Promise<void>((resolve) => (open = resolve));
+        return { open, opened };
+      };
+      const late = gate(); // the first create lands
+      const recreate = gate(); // the re-create is handled
+      const answered = (endpoint: string) => em.requests.all().filter((e) => e.endpoint === endpoint).length;
+      const until = async (condition: () => boolean) => {
+        while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+      };
+      let creates = 0;
+      const decide = em.faults.decide;
+      em.faults.decide = (endpoint) => {
+        const decision = decide.call(em.faults, endpoint);
+        if (endpoint !== "domains/create") return decision;
+        creates += 1;
+        if (creates === 1) return { ...decision, hold: late.opened }; // times out at the client
+        if (creates === 2) return { ...decision, outcome: "commit-then-drop" }; // the resend
+        if (creates === 3) return { ...decision, hold: recreate.opened }; // the re-create
+        return decision;
+      };
+      const deletesBefore = answered("domains/delete");
+      const createsBefore = answered("domains/create");
+      const sequence = (async () => {
+        await until(() => answered("domains/delete") > deletesBefore);
+        late.open();
+        await until(() => answered("domains/create") >= createsBefore + 2); // the resend, then the late one
+        recreate.open();
+      })();
       const name = uniqueDomain("late-recreate");
-      const outcome = await domainProvider.create({ name, adopt: false }).then(
-        (created) => ({ created: created.outs.name as string }),
-        (error: unknown) => ({ error: classify(error).transient ? "transient" : (error as Error).message }),
-      );
-      await settle();
+      let outcome: { created: string } | { error: string };
+      try {
+        outcome = await domainProvider.create({ name, adopt: false }).then(
+          (created) => ({ created: created.outs.name as string }),
+          (error: unknown) => ({ error: classify(error).transient ? "transient" : (error as Error).message }),
+        );
+      } finally {
+        em.faults.decide = decide;
+        late.open();
+        recreate.open();
+      }
+      await sequence;
       const left = em.state.domains.filter((d) => d.name === name);
       expect(left).toHaveLength(1);
       expect(outcome).toEqual({
