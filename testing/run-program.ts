@@ -297,8 +297,10 @@ class Run {
     const message = causeOf(error.message);
     if (message.includes(STOPPED)) return;
     const registered = /^failed to register new resource (\S+) \[([^\]]+)\]: ([\s\S]*)$/.exec(message);
+    // Two resources failing alike are two causes: a message counts once per subject.
     const known = (candidate: RunError) =>
-      candidate.message === message ||
+      (candidate.message === message &&
+        (candidate.subject === error.subject || !candidate.subject || !error.subject)) ||
       (registered !== null &&
         candidate.source === "registration" &&
         candidate.subject === `${registered[2]}::${registered[1]}` &&

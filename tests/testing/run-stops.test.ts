@@ -191,4 +191,20 @@ describe("one error per cause", () => {
       },
     ]);
   });
+
+  it("two resources failing alike are two errors", async () => {
+    const run = await runProgram(
+      () => {
+        // Declared together, so both are registered before either fails.
+        new Route("first", { name: "bad name!", domainId: 1, endpointId: 1 });
+        new Route("second", { name: "other name!", domainId: 1, endpointId: 1 });
+        return {};
+      },
+      { mode: "preview", emulator: emulator() },
+    );
+    expect(run.errors.map((e) => e.subject)).toEqual([
+      "pulumi-nodejs:dynamic/email-delivery:Route::first",
+      "pulumi-nodejs:dynamic/email-delivery:Route::second",
+    ]);
+  });
 });
