@@ -87,11 +87,14 @@ export async function waitForChecks(
  */
 function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    // Declared before the closures that use it: Pulumi's closure serializer (which captures this
+    // module for a provider serialized as code) cannot follow a use before the declaration.
+    let timer: NodeJS.Timeout | undefined = undefined;
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal!.reason);
     };
-    const timer = setTimeout(() => {
+    timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
