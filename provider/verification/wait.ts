@@ -87,6 +87,12 @@ export async function waitForChecks(
  */
 function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    // Aborted while the check was under way: an aborted signal never fires "abort" again, so a
+    // timer set now would outlive the wait.
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const onAbort = () => {
       clearTimeout(timer);
       reject(signal!.reason);

@@ -66,3 +66,41 @@ describe("a registration made after the run returned", () => {
     expect(rejections.every((reason) => reason.includes("stopped by the test kit"))).toBe(true);
   });
 });
+
+describe("a registration of a returned run made while the next run is under way", () => {
+  it("is refused without ending the next run early", async () => {
+    let releaseFirst: () => void = () => undefined;
+    const firstGate = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    await runProgram(
+      () => {
+        void firstGate.then(() => new Late("late", { after: "x" }));
+        return {};
+      },
+      { mode: "preview" },
+    );
+
+    let releaseSecond: () => void = () => undefined;
+    const secondGate = new Promise<void>((resolve) => {
+      releaseSecond = resolve;
+    });
+    const second = runProgram(
+      async () => {
+        await secondGate;
+        const mine = new Late("mine", { after: "y" });
+        return { after: mine.urn.apply(() => "registered") };
+      },
+      { mode: "preview" },
+    );
+    // The first run's late registration reaches the second run's runtime, which refuses it; its
+    // outputs' rejections are unhandled while the second run listens.
+    releaseFirst();
+    await turns();
+    releaseSecond();
+    const run = await second;
+    expect(run.errors).toEqual([]);
+    expect(run.outputs).toEqual({ after: "registered" });
+    expect(run.registrations.map((r) => r.name)).toEqual(["email-delivery-test", "mine"]);
+  });
+});
