@@ -163,10 +163,10 @@ class Run {
     this.stop(reason);
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), PREVIOUS_RUN_STOP_MS);
+      timer = nodeRealm.setTimeout(() => resolve(false), PREVIOUS_RUN_STOP_MS);
     });
     const stopped = await Promise.race([this.finished.then(() => true), gaveUp]);
-    clearTimeout(timer);
+    nodeRealm.clearTimeout(timer);
     if (!stopped) {
       throw new Error(
         `runProgram: the previous run has not stopped ${PREVIOUS_RUN_STOP_MS / 1000} s after it was asked to ` +
@@ -245,10 +245,10 @@ class Run {
     const timeoutMs = this.options.timeoutMs ?? 20000;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+      timer = nodeRealm.setTimeout(() => resolve("timeout"), timeoutMs);
     });
     const outcome = await Promise.race([work.then(() => "done" as const), timedOut]);
-    clearTimeout(timer);
+    nodeRealm.clearTimeout(timer);
     if (outcome === "timeout") {
       const stuck = this.registrations
         .filter((r) => r.status === "pending")
@@ -266,7 +266,7 @@ class Run {
     if (this.stopped !== undefined) await this.settle();
     // Unhandled rejections (and their `rejectionHandled` counterparts) are reported after the
     // microtask queue drains: let them arrive while this run still listens.
-    for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => nodeRealm.setTimeout(resolve, 5));
 
     return this.result(outputs);
   }
@@ -360,7 +360,7 @@ class Run {
     let quietRounds = 0;
     while (quietRounds < 2) {
       const busy = this.inFlight > 0 || this.pending > 0;
-      await new Promise((resolve) => setTimeout(resolve, busy ? 20 : 5));
+      await new Promise((resolve) => nodeRealm.setTimeout(resolve, busy ? 20 : 5));
       quietRounds = this.inFlight === 0 && this.pending === 0 ? quietRounds + 1 : 0;
     }
   }
@@ -381,7 +381,7 @@ class Run {
         return;
       }
       await Promise.race([runtimeInternals.waitForRPCs(), this.ended]);
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => nodeRealm.setImmediate(resolve));
       const quiet = this.pending === 0 && this.registrations.length === lastCount;
       quietRounds = quiet ? quietRounds + 1 : 0;
       lastCount = this.registrations.length;
