@@ -16,8 +16,14 @@ export const requireFromString = hostRequire("require-from-string") as (
 ) => unknown;
 // Inputs reach a provider as plain objects of the host's realm; parse them there so that
 // `instanceof Array` inside a provider behaves as it does under the engine.
-export const nodeRealm = requireFromString("module.exports = { JSON, console, process, globalThis };") as {
+export const nodeRealm = requireFromString(
+  "module.exports = { JSON, console, process, globalThis, setTimeout, clearTimeout, setImmediate };",
+) as {
   JSON: JSON;
+  /** Node's own timers: a test's fake clock (jest's replaces its sandbox's) must not hold a run back. */
+  setTimeout: typeof setTimeout;
+  clearTimeout: typeof clearTimeout;
+  setImmediate: typeof setImmediate;
   console: Console;
   /** Where the kit leaves what providers read from the process (see kit-run-stop.ts). */
   globalThis: typeof globalThis;

@@ -56,8 +56,12 @@ interface OutputInternals {
 
 // --- the run --------------------------------------------------------------------------------------
 
-/** The run under way: Pulumi's mock runtime is process-wide, so there is at most one. */
-let underWay: Run | undefined;
+/**
+ * Runs called and not yet returned: Pulumi's mock runtime is process-wide, so at most one of them
+ * executes. A call joins the set before its first `await`, so that calls made together
+ * (`Promise.all`, `test.concurrent`) see one another, as a call made later sees a run left going.
+ */
+const unfinished = new Set<Run>();
 /** The run whose program (or provider) an asynchronous step comes from. */
 const runOfStep = new AsyncLocalStorage<Run>();
 /**
@@ -76,16 +80,20 @@ export async function runProgram<K extends string>(
 ): Promise<ProgramRun<K>> {
   if (options.mode === "live" && !options.emulator)
     throw new Error("runProgram: live mode needs an emulator");
-  // A run still under way here was not awaited, or its test timed out: stop it (nothing more is
-  // registered, waits end) and let it finish what it sent, so it never registers into this run.
-  await underWay?.yieldTo();
+  const earlier = [...unfinished];
   const run = new Run({ ...options, projectDir: options.projectDir ?? program.projectDir ?? process.cwd() });
-  underWay = run;
+  unfinished.add(run);
   try {
+    // A run still under way here was not awaited, or its test timed out, or was called together
+    // with this one: stop it (nothing more is registered, waits end) and let it finish what it
+    // sent, so it never registers into this run. A run stopped before it began never begins.
+    const yielded = await Promise.allSettled(earlier.map((previous) => previous.yieldTo()));
+    const refused = yielded.find((outcome) => outcome.status === "rejected");
+    if (refused) throw refused.reason;
     return await run.execute(program);
   } finally {
     run.dispose();
-    if (underWay === run) underWay = undefined;
+    unfinished.delete(run);
   }
 }
 
@@ -120,6 +128,11 @@ class Run {
   private finish: () => void = () => undefined;
   /** Mock calls (registrations, invokes) being answered now: a provider at work. */
   private inFlight = 0;
+  /**
+   * Set once the run has returned: what its program declares after (an async helper it did not
+   * await) is in no run a test holds, and is refused as a stopped run's steps are.
+   */
+  private returned = false;
 
   constructor(private readonly options: RunOptions) {
     this.failed = new Promise((resolve) => {
@@ -150,10 +163,10 @@ class Run {
     this.stop(reason);
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), PREVIOUS_RUN_STOP_MS);
+      timer = nodeRealm.setTimeout(() => resolve(false), PREVIOUS_RUN_STOP_MS);
     });
     const stopped = await Promise.race([this.finished.then(() => true), gaveUp]);
-    clearTimeout(timer);
+    nodeRealm.clearTimeout(timer);
     if (!stopped) {
       throw new Error(
         `runProgram: the previous run has not stopped ${PREVIOUS_RUN_STOP_MS / 1000} s after it was asked to ` +
@@ -170,6 +183,8 @@ class Run {
   }
 
   async execute<K extends string>(program: Program<K>): Promise<ProgramRun<K>> {
+    // Stopped by a later call while it waited for an earlier run: nothing of it ever ran.
+    if (this.stopped !== undefined) return this.result({});
     const { mode } = this.options;
     await pulumi.runtime.setMocks(
       {
@@ -230,10 +245,10 @@ class Run {
     const timeoutMs = this.options.timeoutMs ?? 20000;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+      timer = nodeRealm.setTimeout(() => resolve("timeout"), timeoutMs);
     });
     const outcome = await Promise.race([work.then(() => "done" as const), timedOut]);
-    clearTimeout(timer);
+    nodeRealm.clearTimeout(timer);
     if (outcome === "timeout") {
       const stuck = this.registrations
         .filter((r) => r.status === "pending")
@@ -251,14 +266,19 @@ class Run {
     if (this.stopped !== undefined) await this.settle();
     // Unhandled rejections (and their `rejectionHandled` counterparts) are reported after the
     // microtask queue drains: let them arrive while this run still listens.
-    for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => nodeRealm.setTimeout(resolve, 5));
 
+    return this.result(outputs);
+  }
+
+  /** What the run gives: copies, which the run's late steps (if any) never change. */
+  private result<K extends string>(outputs: Partial<Record<K, unknown>>): ProgramRun<K> {
     const registrations = [...this.registrations];
     const find = (type: string) => (r: Registration) =>
       r.type === type || (r.type.startsWith(`${DYNAMIC_TYPE_PREFIX}/`) && r.type.endsWith(`/${type}`));
     return {
       projectDir: this.options.projectDir!,
-      outputs,
+      outputs: { ...outputs },
       registrations,
       invokes: [...this.invokes],
       errors: [...this.errors],
@@ -281,6 +301,7 @@ class Run {
   }
 
   dispose(): void {
+    this.returned = true;
     for (const undo of this.restore.reverse()) undo();
     this.restore = [];
     if (this.stopped !== undefined) forgetPendingPromises();
@@ -327,6 +348,7 @@ class Run {
     if (owner !== undefined && owner !== this)
       return `${STOPPED}: not registered, its run had ended (${owner.stopped ?? "it had returned"})`;
     if (this.stopped !== undefined) return `${STOPPED}: not registered, ${this.stopped}`;
+    if (this.returned) return `${STOPPED}: not registered, its run had returned`;
     return undefined;
   }
 
@@ -335,7 +357,7 @@ class Run {
     let quietRounds = 0;
     while (quietRounds < 2) {
       const busy = this.inFlight > 0 || this.pending > 0;
-      await new Promise((resolve) => setTimeout(resolve, busy ? 20 : 5));
+      await new Promise((resolve) => nodeRealm.setTimeout(resolve, busy ? 20 : 5));
       quietRounds = this.inFlight === 0 && this.pending === 0 ? quietRounds + 1 : 0;
     }
   }
@@ -356,7 +378,7 @@ class Run {
         return;
       }
       await Promise.race([runtimeInternals.waitForRPCs(), this.ended]);
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => nodeRealm.setImmediate(resolve));
       const quiet = this.pending === 0 && this.registrations.length === lastCount;
       quietRounds = quiet ? quietRounds + 1 : 0;
       lastCount = this.registrations.length;
@@ -448,7 +470,12 @@ class Run {
     // gives them back after; a rejection handled late is then no warning either.
     const process = nodeRealm.process;
     const onRejection = (reason: unknown) => {
-      this.report({ source: "unhandled", message: errorMessage(reason) });
+      const message = errorMessage(reason);
+      // A consequence of a stop (this run's, or a late step of a run stopped before) ends nothing.
+      if (message.includes(STOPPED)) return;
+      this.report({ source: "unhandled", message });
+      // As the language host, which exits at the first: nothing more is registered, waits end.
+      this.stop("the program failed (an error it did not handle)");
       this.fail();
       this.endProgram();
     };

@@ -87,6 +87,12 @@ export async function waitForChecks(
  */
 function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    // Aborted while the check was under way: an aborted signal never fires "abort" again, so a
+    // timer set now would outlive the wait.
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
     // Declared before the closures that use it: Pulumi's closure serializer (which captures this
     // module for a provider serialized as code) cannot follow a use before the declaration.
     let timer: NodeJS.Timeout | undefined = undefined;
