@@ -1,17 +1,5 @@
-import * as pulumi from "@pulumi/pulumi";
 import { runProgram } from "../../testing";
-
-/**
- * One error per cause, but one per resource that failed: two resources that fail with the same
- * text (two Routes given the same bad `mode`) are two failures, each a registration error naming
- * its resource, not one of them reported and the other only as an unhandled rejection.
- */
-
-class Late extends pulumi.CustomResource {
-  constructor(name: string) {
-    super("test:index:Late", name, {});
-  }
-}
+import { Late } from "../support/kit-runs";
 
 describe("two resources failing with the same message in one run", () => {
   it("are two registration errors, each naming its resource", async () => {
@@ -23,8 +11,8 @@ describe("two resources failing with the same message in one run", () => {
     });
     const run = await runProgram(
       () => {
-        new Late("a");
-        new Late("b");
+        new Late("a", { after: "nothing" });
+        new Late("b", { after: "nothing" });
         return {};
       },
       {

@@ -1,6 +1,6 @@
-import * as pulumi from "@pulumi/pulumi";
 import { runProgram } from "../../testing";
 import { nodeRealm } from "../../testing/node-realm";
+import { Late } from "../support/kit-runs";
 
 /**
  * What a program declares after its run has returned (an async helper it did not await, which
@@ -8,12 +8,6 @@ import { nodeRealm } from "../../testing/node-realm";
  * deletes it. The kit must refuse it, as it refuses the steps of a run that was stopped, not
  * create it after the run returned.
  */
-
-class Late extends pulumi.CustomResource {
-  constructor(name: string, args: { after: pulumi.Input<string> }) {
-    super("test:index:Late", name, args);
-  }
-}
 
 /** A few turns of the event loop: long enough for a registration left going to be sent. */
 async function turns(count = 20): Promise<void> {

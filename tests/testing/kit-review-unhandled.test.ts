@@ -1,7 +1,6 @@
-import * as pulumi from "@pulumi/pulumi";
-import { Emulator } from "../../emulator";
 import { Domain } from "../../provider";
 import { useEmulator, uniqueDomain } from "../support/emulator";
+import { held, Late } from "../support/kit-runs";
 import { destroyRun, runProgram } from "../../testing";
 
 /**
@@ -12,24 +11,6 @@ import { destroyRun, runProgram } from "../../testing";
  */
 
 const emulator = useEmulator();
-
-class Late extends pulumi.CustomResource {
-  constructor(name: string, args: { after: pulumi.Input<string> }) {
-    super("test:index:Late", name, args);
-  }
-}
-
-/** What the emulator holds for the domain `name`: the domain, its routes and its Cloudflare records. */
-function held(emulator: Emulator, name: string) {
-  const domain = emulator.state.domains.find((d) => d.name === name);
-  return {
-    domains: domain ? [domain.name] : [],
-    routes: emulator.state.routes.filter((r) => r.domainId === domain?.id).map((r) => r.name),
-    records: emulator.state.cloudflare.records
-      .filter((r) => r.name === name || r.name.endsWith(`.${name}`))
-      .map((r) => `${r.type} ${r.name}`),
-  };
-}
 
 describe("an error thrown inside apply while a verification waits", () => {
   it("stops the run at once: the error is its only one, and destroyRun deletes all it made", async () => {

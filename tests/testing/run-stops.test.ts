@@ -1,7 +1,7 @@
-import * as pulumi from "@pulumi/pulumi";
 import { Emulator } from "../../emulator";
 import { Domain, Route } from "../../provider";
 import { useEmulator, uniqueDomain } from "../support/emulator";
+import { held, Late, nothingHeld } from "../support/kit-runs";
 import { destroyRun, ProgramRun, runProgram } from "../../testing";
 
 /**
@@ -12,27 +12,6 @@ import { destroyRun, ProgramRun, runProgram } from "../../testing";
  */
 
 const emulator = useEmulator();
-
-/** A resource of another provider, answered by the run's `hooks.newResource`. */
-class Late extends pulumi.CustomResource {
-  constructor(name: string, args: { after: pulumi.Input<string> }) {
-    super("test:index:Late", name, args);
-  }
-}
-
-/** What the emulator holds for the domain `name`: the domain, its routes and its Cloudflare records. */
-function held(emulator: Emulator, name: string) {
-  const domain = emulator.state.domains.find((d) => d.name === name);
-  return {
-    domains: domain ? [domain.name] : [],
-    routes: emulator.state.routes.filter((r) => r.domainId === domain?.id).map((r) => r.name),
-    records: emulator.state.cloudflare.records
-      .filter((r) => r.name === name || r.name.endsWith(`.${name}`))
-      .map((r) => `${r.type} ${r.name}`),
-  };
-}
-
-const nothing = { domains: [], routes: [], records: [] };
 
 /** Live runs of the file's tests, destroyed after each test whatever it asserted. */
 const liveRuns: ProgramRun<string>[] = [];
@@ -79,7 +58,7 @@ describe("a program that throws after declaring a Domain", () => {
     expect(next.errors).toEqual([]);
     expect(next.registrations.map((r) => r.type)).toEqual(["pulumi:pulumi:Stack"]);
     expect(run.registrations.map((r) => `${r.type}::${r.name}`)).toEqual(registered);
-    expect(held(emulator(), name)).toEqual(nothing);
+    expect(held(emulator(), name)).toEqual(nothingHeld);
     expect(await destroyRun(run, { mode: "live", emulator: emulator() })).toEqual({
       deleted: [],
       errors: [],
@@ -125,7 +104,7 @@ describe("a registration that fails while a verification waits", () => {
 
     const destroyed = await destroyRun(run, { mode: "live", emulator: emulator() });
     expect(destroyed.errors).toEqual([]);
-    expect(held(emulator(), name)).toEqual(nothing);
+    expect(held(emulator(), name)).toEqual(nothingHeld);
   }, 60_000);
 });
 
@@ -170,7 +149,7 @@ describe("a run not awaited (its test timed out) when the next begins", () => {
     ]);
     expect(stopped.ofType("email-delivery:Route")).toEqual([]);
     expect((await destroyRun(stopped, { mode: "live", emulator: emulator() })).errors).toEqual([]);
-    expect(held(emulator(), slow)).toEqual(nothing);
+    expect(held(emulator(), slow)).toEqual(nothingHeld);
   }, 60_000);
 });
 
