@@ -14,6 +14,18 @@ const emulator = useEmulator({ dns: { returnPathPrefix: "bounces" } });
 
 beforeAll(() => dns.setServers([emulator().dns.address]));
 
+/** A program of one Domain named `name` in the zone `zoneId`. */
+function oneDomain(name: string, zoneId: string) {
+  return () => {
+    new Domain("mail", {
+      name,
+      cloudflare: { zoneId },
+      verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
+    });
+    return {};
+  };
+}
+
 describe("an installation with another return-path prefix", () => {
   it("does not refuse an unrelated record at psrp.<name>: the service publishes nothing there", async () => {
     const zoneId = emulator().cloudflare.zones[0].id;
@@ -26,14 +38,7 @@ describe("an installation with another return-path prefix", () => {
       ttl: 300,
       proxied: false,
     });
-    const program = () => {
-      new Domain("mail", {
-        name,
-        cloudflare: { zoneId },
-        verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
-      });
-      return {};
-    };
+    const program = oneDomain(name, zoneId);
     // Unsaid, the preview refuses it, naming the setting.
     const unsaid = await runProgram(program, { mode: "preview", emulator: emulator(), timeoutMs: 10_000 });
     expect(unsaid.errors.map((error) => error.message).join("\n")).toContain(
@@ -56,14 +61,7 @@ describe("an installation with another return-path prefix", () => {
       ttl: 300,
       proxied: false,
     });
-    const program = () => {
-      new Domain("mail", {
-        name,
-        cloudflare: { zoneId },
-        verification: { timeoutSeconds: 30, pollIntervalSeconds: 1 },
-      });
-      return {};
-    };
+    const program = oneDomain(name, zoneId);
     const options = { mode: "live", emulator: emulator(), timeoutMs: 60_000 } as const;
     const run = await runProgram(program, options);
     // One error, as the preflight's are: not the record's input failing to serialize, and no
