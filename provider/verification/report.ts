@@ -1,6 +1,16 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
-import type { WaitOutcome } from "./wait";
+
+/** What a wait for the checks ended with (`waitForChecks`), which the reports describe. */
+export interface WaitOutcome {
+  /** The last check result; undefined when the service answered no check at all. */
+  result?: DomainCheck;
+  verified: boolean;
+  /** Check requests made. */
+  polls: number;
+  /** The last error that counted as "not yet", when the last poll failed. */
+  lastError?: Error;
+}
 
 /** How each check appears to a person, and where its status and error are in a check result. */
 export const CHECKS: Record<

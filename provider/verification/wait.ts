@@ -1,6 +1,6 @@
 import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
 import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
-import { describeFailing, failingChecks, formatDuration } from "./report";
+import { describeFailing, failingChecks, formatDuration, WaitOutcome } from "./report";
 
 export interface WaitOptions {
   checks: readonly CheckName[];
@@ -24,16 +24,6 @@ export interface WaitOptions {
 
 /** The time source of a wait; tests pass their own to run a wait without sleeping through it. */
 export type WaitClock = Pick<WaitOptions, "now" | "sleep" | "random">;
-
-export interface WaitOutcome {
-  /** The last check result; undefined when the service answered no check at all. */
-  result?: DomainCheck;
-  verified: boolean;
-  /** Check requests made. */
-  polls: number;
-  /** The last error that counted as "not yet", when the last poll failed. */
-  lastError?: Error;
-}
 
 /**
  * Polls the service's check until every requested check is OK or the time is up: one check
