@@ -9,8 +9,8 @@ import {
   zoneIdProblem,
 } from "../dns";
 import { claimedRecordsProblem, ExistingRecordPolicies } from "./existing-record-policies";
-import type { DomainCloudflareArgs } from "./domain";
-import { DeclareRecord, recordDeclarer, thisStack } from "./record-declarer";
+import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
+import { DeclareRecord, recordDeclarer, thisStack, ZonePreflight } from "./record-declarer";
 import { reportTogether, ZoneConflict } from "./zone-conflicts";
 import { ZoneSurvey } from "./zone-survey";
 
@@ -72,7 +72,7 @@ export function zonePreflight(
   settings: DomainCloudflareArgs,
   options: PublishOptions,
   parent: pulumi.Resource,
-): { survey: ZoneSurvey; policies: ExistingRecordPolicies; ready: pulumi.Output<pulumi.Resource[]> } {
+): ZonePreflight {
   const ttlError = ttlProblem(settings.ttl ?? 300);
   if (ttlError) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${ttlError}`, parent);
   // An id known as a plain value (stack config) is checked now; an output (a zone's `id`) is Cloudflare's own.
@@ -168,7 +168,7 @@ export function publishRecords(
   name: string,
   dnsRecords: pulumi.Output<DnsRecord[]>,
   settings: DomainCloudflareArgs,
-  preflight: ReturnType<typeof zonePreflight>,
+  preflight: ZonePreflight,
   options: PublishOptions,
   parent: pulumi.Resource,
 ): PublishedRecords {

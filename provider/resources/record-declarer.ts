@@ -18,9 +18,18 @@ import {
 } from "../dns";
 import { formerStackNamesProblem } from "../inputs";
 import { ClaimedDnsRecord } from "./claimed-dns-record";
-import type { DomainCloudflareArgs } from "./domain";
-import type { zonePreflight } from "./domain-records";
+import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
+import type { ExistingRecordPolicies } from "./existing-record-policies";
 import { reportTogether } from "./zone-conflicts";
+import type { ZoneSurvey } from "./zone-survey";
+
+/** What the zone preflight (`zonePreflight`) leaves for the records it cleared to be declared. */
+export interface ZonePreflight {
+  survey: ZoneSurvey;
+  policies: ExistingRecordPolicies;
+  /** Resolves once every zone check of the Domain has passed: the records' and the domain's `dependsOn`. */
+  ready: pulumi.Output<pulumi.Resource[]>;
+}
 
 /** Declares one record named `resourceName` for a record of `purpose` and `type`. */
 export type DeclareRecord = (
@@ -34,7 +43,7 @@ export type DeclareRecord = (
 export function recordDeclarer(
   name: string,
   settings: DomainCloudflareArgs,
-  { survey, policies, ready }: ReturnType<typeof zonePreflight>,
+  { survey, policies, ready }: ZonePreflight,
   parent: pulumi.Resource,
 ): DeclareRecord {
   const ttl = settings.ttl ?? 300;
