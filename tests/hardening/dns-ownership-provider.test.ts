@@ -8,6 +8,7 @@ import type { CloudflareRecordInput } from "../../emulator";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
+import { claimedInputs, OWNER, SERVICE_SPF } from "../support/zone-harness";
 
 /**
  * Adversarial review of `ClaimedDnsRecord`'s provider, called as the provider host calls it
@@ -19,8 +20,6 @@ const emulator = useEmulator();
 let zoneId: string;
 let counter = 0;
 const freshName = () => `hard${++counter}-${process.pid}.example.com`;
-const SERVICE_SPF = "v=spf1 a mx include:spf.postal.example.com ~all";
-const OWNER = "email-delivery/test";
 
 beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
@@ -43,21 +42,8 @@ const userRecord = (fields: CloudflareRecordInput) =>
   emulator().cloudflare.addRecord(zoneId, { ttl: 3600, proxied: false, ...fields });
 const recordsAt = (name: string) => emulator().cloudflare.records(zoneId, { name });
 
-function inputs(
-  fields: Partial<ClaimedRecordInputs> & Pick<ClaimedRecordInputs, "name">,
-): ClaimedRecordInputs {
-  return {
-    zoneId,
-    purpose: "spf",
-    type: "TXT",
-    content: quoteTxt(SERVICE_SPF),
-    ttl: 300,
-    comment: `pulumi ${OWNER}: email spf`,
-    policy: "merge",
-    owner: OWNER,
-    ...fields,
-  };
-}
+const inputs = (fields: Partial<ClaimedRecordInputs> & Pick<ClaimedRecordInputs, "name">) =>
+  claimedInputs(zoneId, fields);
 
 const provider = claimedRecordProvider as Required<typeof claimedRecordProvider>;
 async function create(news: ClaimedRecordInputs): Promise<{ id: string; outs: ClaimedRecordOutputs }> {
