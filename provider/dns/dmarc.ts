@@ -4,7 +4,7 @@ import {
   DmarcArgs,
   DmarcFailureReportOption,
 } from "./dmarc-args";
-import { dmarcProblems, dmarcSettingsError } from "./dmarc-problems";
+import { dmarcProblems, dmarcSettingsError } from "../inputs/dmarc-inputs";
 import { unquoteTxt } from "./txt";
 
 /**

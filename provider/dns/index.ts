@@ -1,6 +1,5 @@
 export * from "./dmarc";
 export * from "./dmarc-args";
-export * from "./dmarc-problems";
 export * from "./existing-records";
 export * from "./ownership";
 export * from "./records";

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
-import { DmarcArgs, dmarcProblems, dmarcRecordContent } from "../dns";
-import { CHECK_NAMES } from "../inputs";
+import { DmarcArgs, dmarcRecordContent } from "../dns";
+import { CHECK_NAMES, dmarcProblems } from "../inputs";
 import { publishRecords, zonePreflight } from "./domain-records";
 import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
 import type { DomainCloudflareArgs } from "./domain-cloudflare-args";

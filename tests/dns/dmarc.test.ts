@@ -1,6 +1,5 @@
 import {
   DMARC_RECORD_PREFIX,
-  dmarcProblems,
   dmarcRecordContent,
   dmarcRecordName,
   isDmarcRecord,
@@ -8,6 +7,7 @@ import {
   quoteTxt,
 } from "../../provider/dns";
 import type { DmarcArgs } from "../../provider/dns";
+import { dmarcProblems } from "../../provider/inputs";
 
 const uriExample = 'must be a mailto: URI such as "mailto:dmarc@example.com"';
 const settings =

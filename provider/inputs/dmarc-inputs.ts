@@ -1,10 +1,11 @@
 /**
  * The checks of DMARC settings (`dmarcProblems`): every bad setting named by its path, with a
- * reason a person can act on, so a mistake fails `pulumi preview`.
+ * reason a person can act on, so a mistake fails `pulumi preview`. Input checks like the others
+ * in this folder; what the settings mean and how they are written is `dns/dmarc*.ts`.
  */
-import type { CheckFailure } from "../inputs";
-import { describeValue, domainNameProblem } from "../inputs";
-import { DMARC_ALIGNMENTS, DMARC_FAILURE_REPORT_OPTIONS, DMARC_POLICIES, SETTINGS } from "./dmarc-args";
+import { DMARC_ALIGNMENTS, DMARC_FAILURE_REPORT_OPTIONS, DMARC_POLICIES, SETTINGS } from "../dns/dmarc-args";
+import { type CheckFailure, describeValue } from "./check-inputs";
+import { domainNameProblem } from "./names";
 
 /** The largest size limit a report URI may carry: the number must fit 64 bits unsigned (§6.4). */
 const MAX_SIZE_LIMIT = 18446744073709551615n;
