@@ -1,4 +1,4 @@
-import { createDomainWithRecords, DomainCreation } from "./domain-records";
+import { createDomainWithRecords, DomainCreation } from "./domain-creation";
 import { isObjectNotFound } from "./errors";
 import { execute, Operation, systemTime } from "./execute";
 import { encodeMessage, encodeServer } from "./messages";
@@ -107,7 +107,7 @@ export class EmailDeliveryClient {
 
   /**
    * Adds a domain and gets its DNS records, making it again when the answer carrying them was lost
-   * (domain-records.ts): the outcome says what was made, kept or left alone.
+   * (domain-creation.ts): the outcome says what was made, kept or left alone.
    */
   createDomainWithRecords(name: string): Promise<DomainCreation> {
     return createDomainWithRecords(this, name);

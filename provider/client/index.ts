@@ -1,5 +1,5 @@
 export * from "./client";
-export * from "./domain-records";
+export * from "./domain-creation";
 export * from "./errors";
 export * from "./retry";
 export * from "./settings";

@@ -2,7 +2,7 @@ export * from "./dmarc";
 export * from "./dmarc-args";
 export * from "./existing-records";
 export * from "./ownership";
-export * from "./records";
+export * from "./cloudflare-records";
 export * from "./spf";
 export * from "./spf-record";
 export * from "./spf-dns";

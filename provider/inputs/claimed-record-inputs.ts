@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ClaimPolicy, RecordPurpose } from "../dns/existing-records";
-import { ttlProblem, zoneIdProblem } from "../dns/records";
 import { CheckedInputs, checkProperties, describeValue, nameSchema, oneOfSchema } from "./check-inputs";
+import { ttlProblem, zoneIdProblem } from "./cloudflare-inputs";
 
 export const CLAIM_POLICIES = [
   "adopt",

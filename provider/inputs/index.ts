@@ -1,4 +1,5 @@
 export * from "./check-inputs";
+export * from "./cloudflare-inputs";
 export * from "./dmarc-inputs";
 export * from "./domain-inputs";
 export * from "./names";

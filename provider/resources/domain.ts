@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
 import { DmarcArgs, dmarcRecordContent } from "../dns";
 import { CHECK_NAMES, dmarcProblems } from "../inputs";
-import { publishRecords, zonePreflight } from "./domain-records";
+import { publishRecords, zonePreflight } from "./publish-records";
 import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
 import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 import { ServiceDomain } from "./service-domain";

@@ -1,13 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
-import {
-  cloudflareContent,
-  dmarcRecordName,
-  PlannedRecord,
-  recordResourceName,
-  ttlProblem,
-  zoneIdProblem,
-} from "../dns";
+import { cloudflareContent, dmarcRecordName, PlannedRecord, recordResourceName } from "../dns";
+import { ttlProblem, zoneIdProblem } from "../inputs";
 import { claimedRecordsProblem, ExistingRecordPolicies } from "./existing-record-policies";
 import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 import { DeclareRecord, recordDeclarer, thisStack, ZonePreflight } from "./record-declarer";

@@ -4,7 +4,7 @@ import { quoteTxt } from "./txt";
 /** What every record of a domain shares in Cloudflare. */
 export interface CloudflareRecordOptions {
   zoneId: string;
-  /** 1 (automatic) or 60 to 86400 seconds (see `ttlProblem`). */
+  /** 1 (automatic) or 60 to 86400 seconds (see `ttlProblem` in `inputs/`). */
   ttl: number;
   /** Undefined for none. */
   comment: string | undefined;
@@ -62,24 +62,6 @@ export function cloudflareContent(record: DnsRecord): string {
 /** An MX record's priority: the service's, else 10 (Cloudflare needs one for every MX record). */
 export function cloudflarePriority(record: DnsRecord): number {
   return record.priority ?? 10;
-}
-
-/** Cloudflare accepts 1 (automatic) or 60 to 86400 seconds. */
-export function ttlProblem(ttl: number): string | undefined {
-  if (ttl === 1 || (Number.isInteger(ttl) && ttl >= 60 && ttl <= 86400)) return undefined;
-  return `must be 1 (automatic) or a whole number of seconds from 60 to 86400, not ${ttl}`;
-}
-
-/**
- * Cloudflare's zone ids are 32 hex digits. A placeholder left in a stack file ("replace-me…") or a
- * zone's name given instead of its id fails here, at preview, rather than as a 404 from Cloudflare.
- */
-export function zoneIdProblem(zoneId: string): string | undefined {
-  if (/^[0-9a-f]{32}$/.test(zoneId)) return undefined;
-  return (
-    `must be the zone's id, 32 hex digits (Cloudflare dashboard → the zone → Overview → Zone ID), ` +
-    `not ${JSON.stringify(zoneId.slice(0, 64))}`
-  );
 }
 
 /** Child resource names by purpose, so they stay the same from run to run: `mail-spf`, `mail-mx-0`. */
