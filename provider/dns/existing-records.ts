@@ -1,8 +1,16 @@
-import { isDmarcRecord } from "./dmarc";
 import { recordOwner } from "./ownership";
 import { mergeSpfIncludes, missingSpfIncludes, serviceSpfIncludes, spfIncludeProblem } from "./spf";
-import { isSpfRecord, lowercaseSpfVersion } from "./spf-record";
+import { lowercaseSpfVersion } from "./spf-record";
 import { unquoteTxt } from "./txt";
+import {
+  cnameAt,
+  competes,
+  type ExistingRecord,
+  identical,
+  type PlannedRecord,
+  type RecordPurpose,
+  sameContent,
+} from "./zone-records";
 
 /**
  * What to do with a record the `Domain` component would publish, given what the zone already
@@ -14,9 +22,6 @@ import { unquoteTxt } from "./txt";
  * - Anything else at the name that competes with the record (another SPF record, any record where
  *   a CNAME goes, MX records that would share inbound mail) is someone else's: the policy decides.
  */
-
-/** The purposes of the records a domain publishes. */
-export type RecordPurpose = "spf" | "dkim" | "return_path" | "mx" | "dmarc";
 
 /**
  * What to do with a record at the name that this stack did not make:
@@ -42,33 +47,6 @@ export type ClaimPolicy = Exclude<
   ExistingRecordPolicy | SpfExistingRecordPolicy | MxExistingRecordPolicy,
   "fail"
 >;
-
-/** A record as the zone holds it (Cloudflare's answer). */
-export interface ExistingRecord {
-  id: string;
-  name: string;
-  type: string;
-  /** As Cloudflare stores it: TXT quoted. */
-  content: string;
-  priority?: number;
-  /**
-   * Proxied through Cloudflare: DNS then answers with Cloudflare's own addresses, not its content
-   * (absent: not proxied).
-   */
-  proxied?: boolean;
-  comment: string | null;
-}
-
-/** A record to publish: its name always; its content once the service has answered. */
-export interface PlannedRecord {
-  purpose: RecordPurpose;
-  name: string;
-  type: string;
-  /** As Cloudflare stores it (TXT quoted); undefined while unknown (a preview of a new domain). */
-  content?: string;
-  /** An MX record's priority, once known. */
-  priority?: number;
-}
 
 /** The stack whose mark counts as "made by this stack". */
 export interface Publisher {
@@ -247,63 +225,6 @@ const PURPOSE_NAMES: Record<RecordPurpose, string> = {
   mx: "MX record",
   dmarc: "DMARC record",
 };
-
-/** Whether `record` competes with `planned` for its name. */
-export function competes(planned: PlannedRecord, record: ExistingRecord): boolean {
-  if (!sameName(record.name, planned.name)) return false;
-  const type = record.type.toUpperCase();
-  switch (planned.purpose) {
-    case "spf":
-      return type === "TXT" && isSpfRecord(unquoteTxt(record.content));
-    case "dmarc":
-      return type === "TXT" && isDmarcRecord(unquoteTxt(record.content));
-    case "dkim":
-      return type === "TXT";
-    case "mx":
-      return type === "MX";
-    case "return_path":
-      return true; // a CNAME may share its name with no other record
-  }
-}
-
-/**
- * Same type and content (TXT compared unquoted, host names without case or a final dot), the same
- * priority for MX, and not proxied: DNS answers a proxied name with Cloudflare's own addresses, so
- * a proxied record never says what its content says.
- */
-export function identical(planned: PlannedRecord, record: ExistingRecord): boolean {
-  if (planned.content === undefined || !sameType(planned, record) || record.proxied) return false;
-  if (
-    planned.type.toUpperCase() === "MX" &&
-    planned.priority !== undefined &&
-    record.priority !== planned.priority
-  )
-    return false;
-  return sameContent(record.type, planned.content, record.content);
-}
-
-function sameType(planned: PlannedRecord, record: ExistingRecord): boolean {
-  return planned.type.toUpperCase() === record.type.toUpperCase();
-}
-
-/** A CNAME at `planned`'s name that this stack did not make is in the way of any other type. */
-function cnameAt(planned: PlannedRecord, record: ExistingRecord): boolean {
-  return record.type.toUpperCase() === "CNAME" && sameName(record.name, planned.name);
-}
-
-function sameName(a: string, b: string): boolean {
-  return a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
-}
-
-/**
- * Whether two contents of a record of `type` say the same: TXT compared unquoted (its strings
- * joined, as resolvers join them), host names without case or a final dot.
- */
-export function sameContent(type: string, a: string, b: string): boolean {
-  if (type.toUpperCase() === "TXT") return unquoteTxt(a) === unquoteTxt(b);
-  const host = (value: string) => value.toLowerCase().replace(/\.$/, "");
-  return host(a) === host(b);
-}
 
 /** The merge of the service's SPF record (`planned`, quoted) into the user's `existing` one. */
 function mergeClaim(planned: string, existing: ExistingRecord): Claim {

@@ -22,3 +22,4 @@ export * from "./spf-macro";
 export * from "./spf-syntax";
 export * from "./spf-lookups";
 export * from "./txt";
+export * from "./zone-records";

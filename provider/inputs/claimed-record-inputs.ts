@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { ClaimPolicy, RecordPurpose } from "../dns/existing-records";
+import type { ClaimPolicy } from "../dns/existing-records";
+import type { RecordPurpose } from "../dns/zone-records";
 import { CheckedInputs, checkProperties, describeValue, nameSchema, oneOfSchema } from "./check-inputs";
 import { ttlProblem, zoneIdProblem } from "./cloudflare-inputs";
 

@@ -4,7 +4,7 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ZoneRecord, ZoneRecordBody } from "../cloudflare/zone-record";
-import type { ExistingRecord } from "../dns/existing-records";
+import type { ExistingRecord } from "../dns/zone-records";
 import { mergeSpfIncludes, missingSpfIncludes, removeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
 import { isSpfRecord, lowercaseSpfVersion, sameDomain } from "../dns/spf-record";
 import { quoteTxt, unquoteTxt } from "../dns/txt";

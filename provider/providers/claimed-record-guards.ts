@@ -4,7 +4,8 @@
  */
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ZoneRecord } from "../cloudflare/zone-record";
-import { competes, describeRecord, identical, Publisher } from "../dns/existing-records";
+import { describeRecord, Publisher } from "../dns/existing-records";
+import { competes, identical } from "../dns/zone-records";
 import { recordOwner } from "../dns/ownership";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import type { ClaimedRecordInputs } from "../inputs";

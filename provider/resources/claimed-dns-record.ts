@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ClaimPolicy, RecordPurpose } from "../dns/existing-records";
+import type { ClaimPolicy } from "../dns/existing-records";
+import type { RecordPurpose } from "../dns/zone-records";
 import type { OriginalRecord, Ownership } from "../providers/claimed-record-contents";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 

@@ -2,9 +2,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import type {
   ExistingRecordPolicy,
   MxExistingRecordPolicy,
-  RecordPurpose,
   SpfExistingRecordPolicy,
 } from "../dns/existing-records";
+import type { RecordPurpose } from "../dns/zone-records";
 
 /**
  * What to do, per purpose, with a record the zone already holds at a name where the domain

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { PlannedRecord, POLICY_KEYS } from "../dns/existing-records";
+import { POLICY_KEYS } from "../dns/existing-records";
+import type { PlannedRecord } from "../dns/zone-records";
 
 /**
  * Conflicts between the records a `Domain` publishes and what its zone holds, reported together:

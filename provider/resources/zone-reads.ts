@@ -1,6 +1,6 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
-import type { ExistingRecord } from "../dns/existing-records";
+import type { ExistingRecord } from "../dns/zone-records";
 
 /**
  * What a program run asks of its Cloudflare zones, answered from as few reads as the zones' pages

@@ -1,6 +1,7 @@
 import type * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
-import { Claim, claimFor, competes, ExistingRecord, PlannedRecord, Publisher } from "../dns/existing-records";
+import { Claim, claimFor, Publisher } from "../dns/existing-records";
+import { competes, ExistingRecord, PlannedRecord } from "../dns/zone-records";
 import { dmarcRecordName } from "../dns/dmarc";
 import { recordOwner } from "../dns/ownership";
 import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";

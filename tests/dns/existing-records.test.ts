@@ -1,4 +1,5 @@
-import { claimFor, ExistingRecord, PlannedRecord } from "../../provider/dns/existing-records";
+import { claimFor } from "../../provider/dns/existing-records";
+import type { ExistingRecord, PlannedRecord } from "../../provider/dns/zone-records";
 import { quoteTxt } from "../../provider/dns/txt";
 
 /** The rules for records a zone already holds, one situation at a time. */
