@@ -21,7 +21,10 @@ import { publishRecords } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { ProviderHost, rpcSecret, startProviderHost, urnFor } from "../support/provider-host";
 import { FREE_PORTS, startCommand } from "../support/command";
-import { readmeBlock } from "../support/readme";
+import { documentBlock, readmeBlock } from "../support/readme";
+
+/** A code block of docs/testing.md, where the tests of a user's program are shown. */
+const testingGuideBlock = (info: string) => documentBlock("docs/testing.md", info);
 
 /**
  * The package as users get it (README "Install"): from a clean clone, installed into fresh
@@ -42,8 +45,8 @@ import { readmeBlock } from "../support/readme";
  *
  * Installs use npm's cache first and the registry for what it lacks: one install per way. They
  * all start at once (npm's cache takes concurrent installs), the git install first, because its
- * project's chain (install and build, tsc, programs, then the README's jest test) is the longest
- * in the suite; each project's checks start as soon as it is installed; the tests then wait for
+ * project's chain (install and build, tsc, programs, then docs/testing.md's jest test) is the
+ * longest in the suite; each project's checks start as soon as it is installed; the tests then wait for
  * what they assert on.
  */
 const WAYS: InstallWay[] = ["git", "path", "tarball"];
@@ -261,9 +264,9 @@ it("installed from tarball: the emulator's command runs from the project (npx), 
 }, 600_000);
 
 /**
- * Tests a platform team adds beside the README's, with the README's jest config and tsconfig as
- * they are: `getDomain` in a program (got is an ES module, which jest's own registry cannot
- * require), in a preview and live, of a domain seeded as another stack's; a program that throws
+ * Tests a platform team adds beside docs/testing.md's, with its jest config and the README's
+ * tsconfig as they are: `getDomain` in a program (got is an ES module, which jest's own registry
+ * cannot require), in a preview and live, of a domain seeded as another stack's; a program that throws
  * after declaring a Domain, which must create nothing, then or later.
  */
 const TEAM_TESTS = `import { afterAll, beforeAll, expect, test } from "@jest/globals";
@@ -310,13 +313,13 @@ test("a program that throws after declaring a Domain creates nothing", async () 
 });
 `;
 
-describe("the README's tests of a user's program, with the kit", () => {
+describe("docs/testing.md's tests of a user's program, with the kit", () => {
   it(`jest (installed from ${TSC_WAY}): preview, live and a bad input, against an emulator of its own`, async () => {
     const { project, underMocks } = await installs.get(TSC_WAY)!;
     await underMocks.catch(() => undefined); // one program run at a time in the project
     await npm(["install", "--save-dev", ...testedVersions(TEST_PACKAGES)], { cwd: project.dir });
-    await fs.writeFile(path.join(project.dir, "jest.config.js"), readmeBlock("js jest.config.js"));
-    await fs.writeFile(path.join(project.dir, "mail.test.ts"), readmeBlock("ts mail.test.ts"));
+    await fs.writeFile(path.join(project.dir, "jest.config.js"), testingGuideBlock("js jest.config.js"));
+    await fs.writeFile(path.join(project.dir, "mail.test.ts"), testingGuideBlock("ts mail.test.ts"));
     await fs.writeFile(path.join(project.dir, "team.test.ts"), TEAM_TESTS);
     const cache = path.join(project.dir, ".jest-cache");
     const reportFile = path.join(project.dir, "jest-report.json");
@@ -355,7 +358,10 @@ describe("the README's tests of a user's program, with the kit", () => {
   it("Node's test runner (installed from path): live, with the program's TypeScript compiled as Pulumi compiles it", async () => {
     const { project, underMocks } = await installs.get("path")!;
     await underMocks.catch(() => undefined);
-    await fs.writeFile(path.join(project.dir, "mail.node-test.mjs"), readmeBlock("js mail.node-test.mjs"));
+    await fs.writeFile(
+      path.join(project.dir, "mail.node-test.mjs"),
+      testingGuideBlock("js mail.node-test.mjs"),
+    );
     const output = await run(process.execPath, ["--test", "--test-reporter=tap", "mail.node-test.mjs"], {
       cwd: project.dir,
     });

@@ -5,8 +5,7 @@ import { destroyRun, Emulator, runProgram, RunOptions, startEmulator } from "../
 import { documentBlock } from "../support/readme";
 
 /**
- * The example of docs/testing.md "Seeding and inspecting the emulator" (and README "Test your
- * program"), as a user writes it: only the kit's exports (`pulumi-email-delivery/testing`) and
+ * The example of docs/testing.md "Seeding and inspecting the emulator", as a user writes it: only the kit's exports (`pulumi-email-delivery/testing`) and
  * the package's resources. The last test holds the document to this file's code.
  */
 
