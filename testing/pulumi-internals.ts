@@ -6,17 +6,18 @@ import { SECRET_SIG, SECRET_SIG_KEY, UNKNOWN } from "./engine-wire";
 import { assertPulumiInternals, attempt, Internal, property, PulumiSdk } from "./pulumi-sdk-check";
 
 /**
- * Every part of `@pulumi/pulumi` the kit uses that is not its public API (what a program or a
- * unit test written from Pulumi's docs uses: `setMocks`, the mocks' types, `isUnknown`, …): the
+ * Every part of `@pulumi/pulumi` the kit uses that is not its public API (what a program or a unit
+ * test written from Pulumi's docs uses: `setMocks`, the mocks' types, `isUnknown`, …): the
  * runtime's own functions, objects and files, which a minor release may change. Nothing else in
- * `testing/` reaches into the SDK; each is checked here, once when the kit loads (or, for what only
- * a run has, when the run begins), so that a release that changed one fails with one error naming
- * the version found and the supported range, not with a TypeError in the middle of a run.
+ * `testing/` reaches into the SDK. Each is checked when the kit loads (what only a run has, when the
+ * run begins): a release that changed one fails with one error naming the version found and the
+ * supported range, not with a TypeError in the middle of a run. Each was checked against 3.248.0
+ * and 3.276.0 (`CHECKED_PULUMI_VERSIONS`): the installed one by
+ * `tests/testing/pulumi-internals.test.ts`, any other by `npx tsx tests/support/pulumi-versions.ts`.
  *
- * Each was checked against @pulumi/pulumi 3.248.0 and 3.276.0 (`CHECKED_PULUMI_VERSIONS`,
- * pulumi-sdk-check.ts); `tests/testing/pulumi-internals.test.ts` checks
- * the installed version (and fails when it is not among them), `npx tsx
- * tests/testing/pulumi-versions.ts VERSION…` any other from the registry.
+ * Followed, not reached into (the engine's conventions, not checked here): dynamic resources'
+ * type prefix and `__provider` input (program-run.ts), the host's initialization failures
+ * (run-mocks.ts), the runtime's `info: [runtime] …` lines without an engine (run-captures.ts).
  */
 
 /**
