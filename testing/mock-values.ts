@@ -1,8 +1,8 @@
-import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
 import type { Struct as StructType } from "google-protobuf/google/protobuf/struct_pb";
 import { isRpcSecret, UNKNOWN } from "./engine-wire";
 import { UNKNOWN_MARKER } from "./program-run";
+import { pulumiStruct } from "./pulumi-internals";
 
 /** Values as the live mocks record them and as the provider host passes them (live-mocks.ts). */
 
@@ -44,11 +44,7 @@ export function rpcValue(value: unknown): unknown {
  */
 export function throughStruct(value: Record<string, unknown>): Record<string, unknown> {
   // google-protobuf as @pulumi/pulumi has it: a dependency of its own, not necessarily the project's.
-  const { Struct } = createRequire(require.resolve("@pulumi/pulumi"))(
-    "google-protobuf/google/protobuf/struct_pb",
-  ) as {
-    Struct: typeof StructType;
-  };
+  const Struct = pulumiStruct();
   return Struct.fromJavaScript(value as Parameters<typeof StructType.fromJavaScript>[0]).toJavaScript();
 }
 

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createRequire } from "node:module";
 import type { RunOptions } from "./program-run";
+import { requireFromString } from "./pulumi-internals";
 
 /**
  * Where dynamic providers run in the kit: Node's own module system and realm, as the provider host
@@ -9,11 +9,7 @@ import type { RunOptions } from "./program-run";
 
 // The provider host evaluates `__provider` with require-from-string, i.e. in Node's own module
 // system and realm, not jest's sandbox; load it the same way (from @pulumi/pulumi, as the host does).
-export const hostRequire = createRequire(require.resolve("@pulumi/pulumi/cmd/dynamic-provider"));
-export const requireFromString = hostRequire("require-from-string") as (
-  code: string,
-  filename?: string,
-) => unknown;
+export { hostRequire, requireFromString } from "./pulumi-internals";
 // Inputs reach a provider as plain objects of the host's realm; parse them there so that
 // `instanceof Array` inside a provider behaves as it does under the engine.
 export const nodeRealm = requireFromString(

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Program } from "./program-run";
+import { projectTypeScriptUtils } from "./pulumi-internals";
 
 /** jest's module object, when the kit was loaded by jest (jest gives every module its own `jest`). */
 declare const jest: { isolateModules(fn: () => void): void } | undefined;
@@ -79,10 +80,7 @@ function registerTypeScript(project: string): void {
   const holder = globalThis as unknown as Record<string, boolean | undefined>;
   if (holder.__pulumiEmailDeliveryTsRegistered_v1 || require.extensions[".ts"]) return;
   const load = createRequire(`${project}/`);
-  const tsutils = load("@pulumi/pulumi/tsutils") as {
-    typeScriptRequireStrings(): { tsnodeRequire: string; typescriptRequire: string };
-    loadTypeScriptCompilerOptions(file: string): Record<string, unknown>;
-  };
+  const tsutils = projectTypeScriptUtils(project);
   const { tsnodeRequire, typescriptRequire } = tsutils.typeScriptRequireStrings();
   const tsconfig = path.join(project, "tsconfig.json");
   (load(tsnodeRequire) as { register(options: Record<string, unknown>): void }).register({
