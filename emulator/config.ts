@@ -18,6 +18,7 @@ export interface MailDnsConfig {
   dkimKeyBits: number;
 }
 
+/** Postal's default DNS settings (each field's `@default`), a fresh copy each call. */
 export const defaultMailDnsConfig = (): MailDnsConfig => ({
   spfInclude: "spf.postal.example.com",
   returnPathDomain: "rp.postal.example.com",

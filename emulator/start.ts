@@ -14,11 +14,24 @@ import { EmulatorState } from "./store/state";
 import { StateFile } from "./store/state-file";
 import { Store } from "./store/store";
 
+/**
+ * What {@link startEmulator} takes; every option has a default.
+ *
+ * @example
+ * const emulator = await startEmulator({ zones: ["example.com"], faults: [{ endpoints: "domains/create", rate503: 0.5 }] });
+ */
 export interface EmulatorOptions {
   /** Address every server binds to. Only loopback is sensible. @default "127.0.0.1" */
   host?: string;
   /** Ports; 0 picks a free one. @default 0 for each */
-  ports?: { emailApi?: number; cloudflare?: number; dns?: number };
+  ports?: {
+    /** The email API's HTTP port. */
+    emailApi?: number;
+    /** The Cloudflare stand-in's HTTP port. */
+    cloudflare?: number;
+    /** The DNS server's port (UDP and TCP). */
+    dns?: number;
+  };
   /**
    * API key of the seeded server. A state file's stored key wins, so the printed key always works.
    * @default random (24 alphanumerics, like Postal's)
@@ -33,7 +46,12 @@ export interface EmulatorOptions {
   /** Zones the Cloudflare stand-in holds (and the DNS server is authoritative for). @default ["example.com"] */
   zones?: string[];
   /** HTTP endpoints of the seeded server, which routes deliver to. @default three endpoints */
-  endpoints?: { name: string; url: string }[];
+  endpoints?: {
+    /** The endpoint's name. */
+    name: string;
+    /** Where it would deliver (nothing is sent). */
+    url: string;
+  }[];
   /** The installation's DNS settings (SPF include, MX hosts, …). @default Postal's defaults */
   dns?: Partial<MailDnsConfig>;
   /** Where the domain check sends DNS queries, `host:port`. @default the emulator's DNS server */
@@ -55,10 +73,13 @@ export interface EmulatorOptions {
 
 /** The email service: its settings, and its objects seeded and read without HTTP (`addDomain`, …). */
 export interface EmulatorEmailApi extends EmailApiSeeding {
+  /** The API's base URL: what `emailDelivery:baseUrl` takes. */
   url: string;
   /** The key of the emulator's server, which the seeding methods work on. */
   apiKey: string;
+  /** The SMTP key of the emulator's server, which the HTTP API refuses. */
   smtpKey: string;
+  /** The master key, for `server/create`. */
   masterKey: string;
 }
 
@@ -66,19 +87,38 @@ export interface EmulatorEmailApi extends EmailApiSeeding {
 export interface EmulatorCloudflare extends CloudflareSeeding {
   /** The API's base URL, `…/client/v4`. */
   url: string;
+  /** The bearer token it accepts: what `cloudflare:apiToken` takes. */
   apiToken: string;
   /** The zones given at start (`zones`). */
-  zones: { id: string; name: string }[];
+  zones: {
+    /** The zone's id, as Cloudflare's API and `cloudflare.DnsRecord`'s `zoneId` take it. */
+    id: string;
+    /** The zone's name. */
+    name: string;
+  }[];
 }
 
+/**
+ * A running emulator ({@link startEmulator}): the email service, the Cloudflare stand-in and the
+ * DNS server, and what tests use to steer and inspect them.
+ */
 export interface Emulator {
+  /** The email service. */
   emailApi: EmulatorEmailApi;
+  /** The Cloudflare stand-in. */
   cloudflare: EmulatorCloudflare;
   /**
    * Its DNS server: the IP it bound (a `host` name resolved), the port, and `address`, `ip:port`
    * (an IPv6 address in brackets) as node:dns's `setServers` and `emailDelivery:dnsResolver` take it.
    */
-  dns: { host: string; port: number; address: string };
+  dns: {
+    /** The IP address it bound. */
+    host: string;
+    /** The port it listens on. */
+    port: number;
+    /** `ip:port`, an IPv6 address in brackets. */
+    address: string;
+  };
   /** The shared fault injector: `emulator.faults.set([...])`. */
   faults: FaultInjector;
   /** The email API's rate limit: `emulator.rateLimit.set({ requestsPerSecond, burst })`. */
@@ -105,6 +145,7 @@ const DEFAULT_ENDPOINTS = [
 
 /** DKIM key sizes the emulator makes: RFC 8301's least, and the most verifiers must support. */
 export const MIN_DKIM_BITS = 1024;
+/** The largest DKIM key size the emulator makes. */
 export const MAX_DKIM_BITS = 4096;
 
 /** Why `address` cannot be where the domain check sends its queries (Node's resolver takes IP[:port] only). */

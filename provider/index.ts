@@ -1,17 +1,23 @@
-// The package: resources for programs, their dynamic providers (for tests and advanced use), and
-// the API client as a namespace (its `Domain`/`Route` types are the service's records, not resources).
+/**
+ * The package: resources for programs, their dynamic providers (for tests and advanced use), and
+ * the API client as a namespace (its `Domain`/`Route` types are the service's records, not resources).
+ *
+ * @module pulumi-email-delivery
+ */
 export * from "./resources";
 export * from "./providers";
 export * as client from "./client";
 export type { CheckStatus, DnsRecord, DomainCheck, RouteMode, SpamMode } from "./client";
 export { CHECK_NAMES, ROUTE_MODES, SPAM_MODES, type CheckName } from "./inputs";
-export { quoteTxt, unquoteTxt } from "./dns";
+export { DMARC_ALIGNMENTS, DMARC_FAILURE_REPORT_OPTIONS, DMARC_POLICIES, quoteTxt, unquoteTxt } from "./dns";
 export type {
+  ClaimPolicy,
   DmarcAlignment,
   DmarcArgs,
   DmarcFailureReportOption,
   DmarcPolicy,
   ExistingRecordPolicy,
   MxExistingRecordPolicy,
+  RecordPurpose,
   SpfExistingRecordPolicy,
 } from "./dns";

@@ -12,7 +12,9 @@ import {
 
 /** What `destroyRun` did: the resources deleted, in order, and what failed. */
 export interface DestroyResult {
+  /** The resources deleted (`type::name`), in the order they were. */
   deleted: string[];
+  /** What failed; empty when every delete succeeded. */
   errors: RunError[];
 }
 

@@ -16,7 +16,10 @@ export function rpcSecret(value: unknown): Record<string, unknown> {
 }
 
 /** Whether `value` is a secret as it travels over gRPC (its plain value is `.value`). */
-export function isRpcSecret(value: unknown): value is { value: unknown } {
+export function isRpcSecret(value: unknown): value is {
+  /** The secret's plain value. */
+  value: unknown;
+} {
   return (
     typeof value === "object" &&
     value !== null &&

@@ -1,5 +1,9 @@
-// `pulumi-email-delivery/testing`: run a Pulumi program that uses this package against the local
-// emulator, under Pulumi's mocks (no engine, no CLI), from jest or Node's own test runner.
+/**
+ * `pulumi-email-delivery/testing`: run a Pulumi program that uses this package against the local
+ * emulator, under Pulumi's mocks (no engine, no CLI), from jest or Node's own test runner.
+ *
+ * @module pulumi-email-delivery/testing
+ */
 export { ApiError, CloudflareApiError, startEmulator } from "../emulator";
 export type {
   AddDomainOptions,

@@ -2,8 +2,11 @@ import { ServiceResponse } from "../http/service";
 
 /** One item of `errors`: Cloudflare wraps validation failures in an `error_chain`. */
 export interface ApiMessage {
+  /** Cloudflare's error code (`1004`, `9101`, …). */
   code: number;
+  /** What is wrong. */
   message: string;
+  /** The errors underneath it, for a validation error. */
   error_chain?: ApiMessage[];
 }
 
@@ -23,6 +26,7 @@ export interface ResultInfo {
  * `1004 DNS Validation Error: 9101 content is a required field.`
  */
 export class CloudflareApiError extends Error {
+  /** The error's name, `CloudflareApiError`. */
   override name = "CloudflareApiError";
 
   constructor(

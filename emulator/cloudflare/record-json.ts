@@ -7,11 +7,15 @@ export interface CloudflareRecordJson {
   id: string;
   /** The fully qualified name, lowercase, without a trailing dot. */
   name: string;
+  /** The record type (`TXT`, `MX`, `CNAME`, …). */
   type: string;
+  /** The record's content, as stored (TXT content quoted or bare, as written). */
   content: string;
   /** MX records only. */
   priority?: number | null;
+  /** Whether Cloudflare could proxy a record of this type (A, AAAA, CNAME). */
   proxiable: boolean;
+  /** Whether Cloudflare proxies it. */
   proxied: boolean;
   /** Seconds; 1 is "automatic". */
   ttl: number;
@@ -19,11 +23,17 @@ export interface CloudflareRecordJson {
   settings?: Record<string, unknown>;
   /** `{}`, plus the shadow fields when the list asks for them (`record-shadows.ts`). */
   meta: Record<string, unknown>;
+  /** The record's comment; null when none. */
   comment: string | null;
+  /** The record's tags (`name:value`); empty when none. */
   tags: string[];
+  /** When it was created (ISO 8601). */
   created_on: string;
+  /** When it was last changed (ISO 8601). */
   modified_on: string;
+  /** When its comment was last changed; only when it has one. */
   comment_modified_on?: string;
+  /** When its tags were last changed; only when it has some. */
   tags_modified_on?: string;
 }
 

@@ -19,14 +19,20 @@ export function domainHosts(domain: Pick<DomainRecord, "name" | "dkimIdentifierS
   } satisfies DomainHosts;
 }
 
+/** Which of a domain's checks a record serves. */
 export type DnsRecordPurpose = "spf" | "dkim" | "return_path" | "mx";
 
 /** One record the user must publish; `name` is a fully qualified name, `priority` only on MX. */
 export interface DnsRecordJson {
+  /** Which check it serves. */
   purpose: DnsRecordPurpose;
+  /** The record type. */
   type: "TXT" | "CNAME" | "MX";
+  /** The record's fully qualified name. */
   name: string;
+  /** The record's content. */
   value: string;
+  /** The MX priority (10). */
   priority?: number;
 }
 

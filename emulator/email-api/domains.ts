@@ -16,19 +16,27 @@ import { Validation, assertFitsColumn, sameText } from "./validation";
 
 /** A domain as the service answers it (the spec's Domain, §2.2). */
 export interface DomainJson {
+  /** Numeric id. */
   id: number;
+  /** Opaque id. */
   uuid: string;
+  /** The domain name. */
   name: string;
   /** Each status is null until the first check (`domains/check`). */
   spf_status: CheckStatus | null;
+  /** The DKIM check's status. */
   dkim_status: CheckStatus | null;
+  /** The MX check's status. */
   mx_status: CheckStatus | null;
+  /** The return-path check's status. */
   return_path_status: CheckStatus | null;
+  /** When it was created (ISO 8601). */
   created_at: string;
 }
 
 /** A domain as `domains/create` answers it: with the records to publish. */
 export interface CreatedDomainJson extends DomainJson {
+  /** The records to publish for it, in the order of Postal's setup page. */
   dns_records: DnsRecordJson[];
 }
 

@@ -6,9 +6,11 @@
 
 /** `status: "error"`, `data: {...details, code}`. */
 export class ApiError extends Error {
+  /** The error's name, `ApiError`. */
   override name = "ApiError";
 
   constructor(
+    /** The service's error code, e.g. `DomainNotFound`. */
     readonly code: string,
     /** Everything in `data` besides `code`; usually `{ message }`. */
     readonly details: Record<string, unknown>,
@@ -19,6 +21,7 @@ export class ApiError extends Error {
 
 /** `status: "parameter-error"`, `data: { message }`. */
 export class ParameterError extends Error {
+  /** The error's name, `ParameterError`. */
   override name = "ParameterError";
 }
 

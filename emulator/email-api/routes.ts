@@ -17,11 +17,15 @@ const NAME_FORMAT = /^([a-z0-9\-.]*|\*|__returnpath__)$/;
 
 /** A route as the service answers it (the spec's Route). */
 export interface RouteJson {
+  /** Numeric id. */
   id: number;
+  /** Opaque id. */
   uuid: string;
   /** The local part (`support`), `*` for every address, or `__returnpath__`. */
   name: string;
+  /** The domain it matches. */
   domain_id: number;
+  /** The endpoint it delivers to; null when its mode does not deliver. */
   endpoint_id: number | null;
   /** `Endpoint`, `Accept`, `Hold`, `Bounce` or `Reject`. */
   mode: string;

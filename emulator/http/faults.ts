@@ -19,21 +19,30 @@ export interface FaultRule {
   endpoints: string;
   /** Delay before handling, 0 to 600,000 ms (10 minutes). @default 0 */
   latencyMs?: number;
+  /** Chance (0 to 1) of answering 429 with `Retry-After` before handling. @default 0 */
   rate429?: number;
   /** Whole seconds sent in `Retry-After` with a 429, 0 to 86,400 (a day). @default 1 */
   retryAfterSeconds?: number;
+  /** Chance (0 to 1) of answering 503 before handling. @default 0 */
   rate503?: number;
+  /** Chance (0 to 1) of closing the connection before handling. @default 0 */
   dropRate?: number;
+  /** Chance (0 to 1) of handling, then closing the connection without answering. @default 0 */
   commitThenDropRate?: number;
   /** Apply to this many matching requests only (e.g. "the next create"). @default every one */
   times?: number;
 }
 
+/** What happens to a request: handled normally, refused with 429 or 503, dropped, or handled then dropped. */
 export type FaultOutcome = "pass" | "429" | "503" | "drop" | "commit-then-drop";
 
+/** What the fault rules decided for one request. */
 export interface FaultDecision {
+  /** What happens to it. */
   outcome: FaultOutcome;
+  /** How long it waits before it is handled, in milliseconds. */
   latencyMs: number;
+  /** The `Retry-After` seconds sent with a 429. */
   retryAfterSeconds: number;
   /**
    * In-process only: the request waits for this (after its latency) before it is handled. Tests
@@ -44,6 +53,7 @@ export interface FaultDecision {
 
 const PASS: FaultDecision = { outcome: "pass", latencyMs: 0, retryAfterSeconds: 0 };
 
+/** The emulator's fault rules and the seeded draws that apply them (`Emulator.faults`). */
 export class FaultInjector {
   private rules: FaultRule[] = [];
   /** How many more requests each rule with `times` may apply to, by index. */
@@ -62,10 +72,12 @@ export class FaultInjector {
     if (seed !== undefined) this.random = seededRandom(seed);
   }
 
+  /** The rules in force (copies). */
   list(): FaultRule[] {
     return this.rules.map((rule) => ({ ...rule }));
   }
 
+  /** Draws what happens to a request to `endpoint`, counting it against a rule's `times`. */
   decide(endpoint: string): FaultDecision {
     const index = this.rules.findIndex(
       (candidate, i) => this.remaining[i] !== 0 && endpointMatches(candidate.endpoints, endpoint),
@@ -95,6 +107,7 @@ export class FaultInjector {
   }
 }
 
+/** Whether an endpoint (`domains/create`) matches any of comma-separated globs (`domains/*,routes/**`). */
 export function endpointMatches(globs: string, endpoint: string): boolean {
   return globs
     .split(",")
@@ -183,7 +196,12 @@ function validateRule(rule: FaultRule): void {
  * The body of `PUT /__emulator/faults`: `{"rules": [...], "seed"?: N}`, which replaces every rule.
  * Throws on anything else (an empty body included), so a malformed body changes nothing.
  */
-export function parseFaultsBody(text: string): { rules: FaultRule[]; seed?: number } {
+export function parseFaultsBody(text: string): {
+  /** The rules that replace every rule in force. */
+  rules: FaultRule[];
+  /** A new seed for the draws; unset keeps the generator as it is. */
+  seed?: number;
+} {
   const shape = 'expected {"rules": [...], "seed"?: N}; {"rules": []} turns faults off';
   let body: unknown;
   try {

@@ -15,7 +15,17 @@ export interface RateLimit {
 }
 
 /** What the limit decided for one request. */
-export type Admission = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+export type Admission =
+  | {
+      /** Admitted: a token was taken. */
+      allowed: true;
+    }
+  | {
+      /** Refused: answered 429 before it is handled. */
+      allowed: false;
+      /** The `Retry-After` sent, whole seconds until a token is back (at least 1). */
+      retryAfterSeconds: number;
+    };
 
 /** The token bucket itself; `now` in milliseconds, from any monotonic clock. */
 export class TokenBucket {
@@ -59,11 +69,13 @@ export class ServiceRateLimit {
     this.set(limit);
   }
 
+  /** Sets the limit, starting a full bucket; `undefined` turns limiting off. */
   set(limit: RateLimit | undefined): void {
     if (limit) validateRateLimit(limit);
     this.bucket = limit && new TokenBucket({ ...limit }, this.clock());
   }
 
+  /** The limit in force; `undefined` when off. */
   get(): RateLimit | undefined {
     return this.bucket && { ...this.bucket.limit };
   }

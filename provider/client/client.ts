@@ -202,6 +202,7 @@ export class EmailDeliveryClient {
     return this.write(run, { routes: (route) => routeWritten(route) });
   }
 
+  /** Deletes a route by id. */
   deleteRoute(id: number): Promise<void> {
     return this.write(() => this.deleteById("routes/delete", id), { routes: () => removeObject(id) });
   }
@@ -294,6 +295,7 @@ export class EmailDeliveryClient {
   }
 }
 
+/** A client of the email service with these settings: the same as `new EmailDeliveryClient(settings)`. */
 export function createClient(settings: ClientSettings): EmailDeliveryClient {
   return new EmailDeliveryClient(settings);
 }

@@ -8,31 +8,69 @@ export const MAX_CREATES = 3;
 
 /** The client operations a domain with its records is made from. */
 export interface DomainOperations {
+  /** Creates a domain (`domains/create`). */
   createDomain(name: string): Promise<CreatedDomain>;
+  /** Deletes a domain by id (`domains/delete`). */
   deleteDomain(id: number): Promise<void>;
+  /** Lists the server's domains. */
   listDomains(options?: ListOptions): Promise<readonly Domain[]>;
+  /** Lists the server's routes. */
   listRoutes(options?: ListOptions): Promise<readonly Route[]>;
 }
 
 /** How making a domain with its records ended. Only "created" made something that is kept. */
 export type DomainCreation =
-  | { outcome: "created"; domain: Domain; dnsRecords: DnsRecord[] }
+  | {
+      /** Made by this call, with the records to publish. */
+      outcome: "created";
+      /** The domain made. */
+      domain: Domain;
+      /** The records the service asks to be published. */
+      dnsRecords: DnsRecord[];
+    }
   /** The name is held by a domain this call did not make; nothing was changed. */
   | {
+      /** Held by a domain this call did not make. */
       outcome: "taken";
+      /** The domain holding the name. */
       existing: ExistingObject;
+      /** The service's refusal. */
       error: EmailApiError;
       /** An earlier create of this call lost its answer: that create may be what landed late. */
       afterLostCreate: boolean;
     }
   /** Created, but the readable answer carried no records (a deployment that does not send them); deleted again. */
-  | { outcome: "answeredWithoutRecords"; domain: Domain }
+  | {
+      /** Created without records, and deleted again. */
+      outcome: "answeredWithoutRecords";
+      /** The domain made and deleted. */
+      domain: Domain;
+    }
   /** The create's answer was lost and the domain found by name has routes: not this call's, left alone. */
-  | { outcome: "foundWithRoutes"; domain: Domain; routes: number }
+  | {
+      /** Found by name with routes: not this call's. */
+      outcome: "foundWithRoutes";
+      /** The domain found. */
+      domain: Domain;
+      /** How many routes it has. */
+      routes: number;
+    }
   /** The create's answer was lost, and deleting the domain it made (to make it again) failed. */
-  | { outcome: "deleteFailed"; domain: Domain; error: Error }
+  | {
+      /** Deleting the domain to make it again failed. */
+      outcome: "deleteFailed";
+      /** The domain that could not be deleted. */
+      domain: Domain;
+      /** Why the delete failed. */
+      error: Error;
+    }
   /** Every create's answer was lost; each domain made was deleted again. */
-  | { outcome: "lostEveryTime"; creates: number };
+  | {
+      /** Every create's answer was lost. */
+      outcome: "lostEveryTime";
+      /** How many creates were tried. */
+      creates: number;
+    };
 
 /**
  * Makes a domain and gets its DNS records, which the service returns only in the answer to create.

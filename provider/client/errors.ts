@@ -7,9 +7,11 @@
 
 export type ErrorKind = "auth" | "not-found" | "conflict" | "validation" | "transient";
 
+/** What an {@link EmailApiError} says: the operation, the kind of failure and what the service said. */
 export interface EmailApiErrorDetails {
   /** The API operation, e.g. `domains/create`. */
   operation: string;
+  /** What kind of failure it is: what callers branch on. */
   kind: ErrorKind;
   /** HTTP status of the answer; undefined when none arrived (network error, timeout). */
   httpStatus?: number;
@@ -32,6 +34,7 @@ export interface EmailApiErrorDetails {
 
 /** What is known of an object another party (or an earlier run) made. */
 export interface ExistingObject {
+  /** Its numeric id. */
   id: number;
   /** When the service made it; null when the service does not say. */
   createdAt: string | null;
@@ -42,8 +45,13 @@ export interface ExistingObject {
  * `class X extends Error` into `Error.call(this, …)`, which leaves `message` and `stack` unset in
  * the serialized provider. Build one with `emailApiError()`, recognise one with `isEmailApiError()`.
  */
-export type EmailApiError = Error & Readonly<EmailApiErrorDetails> & { readonly name: "EmailApiError" };
+export type EmailApiError = Error &
+  Readonly<EmailApiErrorDetails> & {
+    /** Always `EmailApiError`: what {@link isEmailApiError} checks, with `kind` and `operation`. */
+    readonly name: "EmailApiError";
+  };
 
+/** Builds an {@link EmailApiError}, its message made from the details. */
 export function emailApiError(details: EmailApiErrorDetails): EmailApiError {
   const error = new Error(formatMessage(details)) as Error & EmailApiErrorDetails;
   error.name = "EmailApiError";
@@ -73,6 +81,7 @@ export function withDetails(error: EmailApiError, extra: Partial<EmailApiErrorDe
   return emailApiError({ ...errorDetails(error), ...extra });
 }
 
+/** Whether `error` is an {@link EmailApiError} (by its name and fields: it is not a class). */
 export function isEmailApiError(error: unknown): error is EmailApiError {
   return error instanceof Error && error.name === "EmailApiError" && "kind" in error && "operation" in error;
 }

@@ -30,6 +30,8 @@ interface Failure {
  * - forks and proxies: 4xx/5xx with or without a JSON body, or a body that is not JSON.
  * Failures become one EmailApiError; `secrets` are scrubbed from every text, and Postal's echo of
  * a rejected key (`data.token`) is never read.
+ *
+ * @internal The transport's parser, exported for this package's tests; not part of the API.
  */
 export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | undefined)[]): Interpretation {
   const { operation, httpStatus } = answer;
@@ -128,6 +130,10 @@ export function kindForCode(code: string | undefined, dataStatus?: unknown): Err
   return undefined;
 }
 
+/**
+ * The kind of failure an HTTP error status means: 401 and 403 `auth`, 404 `not-found`, 409
+ * `conflict`, 408, 425, 429 and 5xx `transient`, any other `validation`.
+ */
 export function kindForHttpStatus(status: number): ErrorKind {
   if (status === 401 || status === 403) return "auth";
   if (status === 404) return "not-found";

@@ -14,6 +14,7 @@ export interface RetryPolicy {
   budgetMs: number;
 }
 
+/** The policy each client starts from: each field's `@default` in {@link RetryPolicy}. */
 export const defaultRetryPolicy = (): RetryPolicy => ({
   maxAttempts: 6,
   baseDelayMs: 250,

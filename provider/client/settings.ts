@@ -1,6 +1,7 @@
 import type { EmailApiError } from "./errors";
 import type { RetryPolicy } from "./retry";
 
+/** What {@link createClient} takes: where the service is, its keys, timeouts and retries. */
 export interface ClientSettings {
   /** The service's base URL; operation paths (`/api/v1/...`) are appended to it. */
   baseUrl: string;
@@ -26,6 +27,7 @@ export interface ClientSettings {
   requestTimeoutMs?: number;
   /** Time one `domains/check` request may take: the service does four DNS lookups. @default 60000 */
   checkTimeoutMs?: number;
+  /** How hard to retry transient failures; unset fields keep their defaults. @default {@link defaultRetryPolicy} */
   retry?: Partial<RetryPolicy>;
   /** Called after every request sent, retries included (for counting in tests and benchmarks). */
   onAttempt?: (attempt: AttemptRecord) => void;
@@ -33,6 +35,7 @@ export interface ClientSettings {
   random?: () => number;
 }
 
+/** How fresh a list must be: lists are shared between callers and reused briefly. */
 export interface ListOptions {
   /** Reuse an answer at most this old (ms) instead of asking again. @default 0: only in-flight ones */
   maxAgeMs?: number;
@@ -44,11 +47,16 @@ export interface ListOptions {
   fresh?: boolean;
 }
 
+/** One request the client sent, as `onAttempt` receives it. */
 export interface AttemptRecord {
+  /** The API operation, e.g. `domains/create`. */
   operation: string;
+  /** Which attempt of the operation it was (1 for the first). */
   attempt: number;
   /** "ok", or the error kind. */
   outcome: "ok" | EmailApiError["kind"];
+  /** The HTTP status of the answer; unset when none arrived. */
   httpStatus?: number;
+  /** The service's error code, or a network error code. */
   code?: string;
 }

@@ -8,8 +8,11 @@ export interface ZoneRecord {
   type: string;
   /** As stored: TXT quoted (`"v=spf1 …"`), host names lowercase. */
   content: string;
+  /** TTL in seconds; 1 means automatic. */
   ttl: number;
+  /** Whether Cloudflare proxies it. */
   proxied: boolean;
+  /** The MX priority; MX records only. */
   priority?: number;
   /** Null when the record has none. */
   comment: string | null;
@@ -18,6 +21,7 @@ export interface ZoneRecord {
    * out resets them, so a write that keeps a user's record sends them back.
    */
   tags?: string[];
+  /** Per-type settings, when it has any (see `tags`). */
   settings?: Record<string, unknown>;
 }
 

@@ -9,14 +9,17 @@ export const DMARC_RECORD_PREFIX = "_dmarc";
 
 /** What receivers do with mail that fails DMARC: report only, treat as suspicious, refuse it. */
 export const DMARC_POLICIES = ["none", "quarantine", "reject"] as const;
+/** One of {@link DMARC_POLICIES}. */
 export type DmarcPolicy = (typeof DMARC_POLICIES)[number];
 
 /** How closely the From domain must match the domain SPF or DKIM authenticated. */
 export const DMARC_ALIGNMENTS = ["relaxed", "strict"] as const;
+/** One of {@link DMARC_ALIGNMENTS}. */
 export type DmarcAlignment = (typeof DMARC_ALIGNMENTS)[number];
 
 /** When a failure report is asked for (the `fo` tag's `0`, `1`, `d`, `s`, in that order). */
 export const DMARC_FAILURE_REPORT_OPTIONS = ["allFail", "anyFail", "dkimFail", "spfFail"] as const;
+/** One of {@link DMARC_FAILURE_REPORT_OPTIONS}. */
 export type DmarcFailureReportOption = (typeof DMARC_FAILURE_REPORT_OPTIONS)[number];
 
 /**

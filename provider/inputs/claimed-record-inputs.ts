@@ -21,17 +21,23 @@ export const CLAIMED_RECORD_TYPES = ["TXT", "CNAME", "MX"] as const;
 
 /** What the claimed-record provider works with once `check()` has passed. */
 export interface ClaimedRecordInputs {
+  /** The Cloudflare zone's id. */
   zoneId: string;
+  /** Which of the domain's records it is. */
   purpose: RecordPurpose;
   /** The FQDN, lowercase. */
   name: string;
+  /** The record type: `TXT`, `CNAME` or `MX`. */
   type: (typeof CLAIMED_RECORD_TYPES)[number];
   /** As Cloudflare stores it (TXT quoted). For `merge`, the service's whole SPF record. */
   content: string;
+  /** The MX priority; MX records only. */
   priority?: number;
+  /** TTL in seconds; 1 means automatic. */
   ttl: number;
   /** With this stack's ownership mark first. */
   comment: string;
+  /** What to do with a record the zone already holds at the name. */
   policy: ClaimPolicy;
   /** `project/stack`: whose ownership mark counts as this stack's. */
   owner: string;

@@ -4,6 +4,7 @@ import { isUnknown } from "./unknown";
 
 /** The service's four DNS checks, by the names used in inputs. */
 export const CHECK_NAMES = ["spf", "dkim", "mx", "returnPath"] as const;
+/** One of {@link CHECK_NAMES}. */
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 /** @default 600: well under a CI job's limit, long enough for DNS to settle. */
@@ -20,9 +21,13 @@ export const DEFAULT_MAX_POLL_INTERVAL_SECONDS = 5;
 
 /** What the verification provider works with once `check()` has passed. */
 export interface VerificationInputs {
+  /** The domain's id. */
   domainId: number;
+  /** The checks that must report OK. */
   checks: CheckName[];
+  /** How long `pulumi up` waits, in seconds. */
   timeoutSeconds: number;
+  /** First wait between checks, in seconds. */
   pollIntervalSeconds: number;
   /** Absent in state written before it was an input: it then reads as its default. */
   maxPollIntervalSeconds?: number;

@@ -33,8 +33,11 @@ export interface OriginalRecord extends Omit<ZoneRecord, "id" | "name" | "type">
   type?: string;
 }
 
+/** What the claimed record provider stores: the checked inputs, and what it took over and how. */
 export interface ClaimedRecordOutputs extends ClaimedRecordInputs {
+  /** The Cloudflare record's id. */
   recordId: string;
+  /** How this stack came to hold the record. */
   ownership: Ownership;
   /** Before an adoption, an overwrite or a merge. */
   original?: OriginalRecord;

@@ -6,8 +6,24 @@ import { dnsServerProblem } from "../dns/spf-lookups";
 
 /** Where each connection setting comes from: stack config first, then the environment. */
 export const CONNECTION_SETTINGS = {
-  baseUrl: { config: "emailDelivery:baseUrl", env: "EMAIL_DELIVERY_BASE_URL", what: "base URL" },
-  apiKey: { config: "emailDelivery:apiKey", env: "EMAIL_DELIVERY_API_KEY", what: "API key" },
+  /** The email service's base URL. */
+  baseUrl: {
+    /** The stack config key, read first. */
+    config: "emailDelivery:baseUrl",
+    /** The environment variable, read when the config key is unset. */
+    env: "EMAIL_DELIVERY_BASE_URL",
+    /** What the setting is, in error messages. */
+    what: "base URL",
+  },
+  /** The server API key. */
+  apiKey: {
+    /** The stack config key, read first. */
+    config: "emailDelivery:apiKey",
+    /** The environment variable, read when the config key is unset. */
+    env: "EMAIL_DELIVERY_API_KEY",
+    /** What the setting is, in error messages. */
+    what: "API key",
+  },
 } as const;
 
 /**
@@ -16,8 +32,24 @@ export const CONNECTION_SETTINGS = {
  * users already have for `@pulumi/cloudflare`, no setting of its own.
  */
 export const CLOUDFLARE_SETTINGS = {
-  apiToken: { config: "cloudflare:apiToken", env: "CLOUDFLARE_API_TOKEN", what: "API token" },
-  baseUrl: { config: "cloudflare:baseUrl", env: "CLOUDFLARE_BASE_URL", what: "base URL" },
+  /** The Cloudflare API token. */
+  apiToken: {
+    /** The stack config key, read first. */
+    config: "cloudflare:apiToken",
+    /** The environment variable, read when the config key is unset. */
+    env: "CLOUDFLARE_API_TOKEN",
+    /** What the setting is, in error messages. */
+    what: "API token",
+  },
+  /** Cloudflare's API base URL (unset: Cloudflare's own). */
+  baseUrl: {
+    /** The stack config key, read first. */
+    config: "cloudflare:baseUrl",
+    /** The environment variable, read when the config key is unset. */
+    env: "CLOUDFLARE_BASE_URL",
+    /** What the setting is, in error messages. */
+    what: "base URL",
+  },
 } as const;
 
 /**

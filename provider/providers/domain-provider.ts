@@ -15,23 +15,38 @@ import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./sto
 
 /** What a domain resource records in state, plus its inputs (later versions must keep reading it). */
 export interface DomainOutputs {
+  /** The service's numeric id (also the resource id). */
   domainId: number;
+  /** The service's opaque id. */
   uuid: string;
+  /** The domain name. */
   name: string;
+  /** Whether an existing domain of this name was to be taken over (the input). */
   adopt: boolean;
+  /** The SPF check's status when last read; null before the first check. */
   spfStatus: string | null;
+  /** The DKIM check's status when last read; null before the first check. */
   dkimStatus: string | null;
+  /** The MX check's status when last read; null before the first check. */
   mxStatus: string | null;
+  /** The return-path check's status when last read; null before the first check. */
   returnPathStatus: string | null;
+  /** When the service created it (ISO 8601); null when the service did not say. */
   createdAt: string | null;
   /** The records to publish; the service returns them only when the domain is created. */
   dnsRecords: DnsRecord[];
 }
 
-/** Inputs as the engine passes them once `check` has passed: with the provider's stored text. */
+/**
+ * Inputs as the engine passes them once `check` has passed: with the provider's stored text.
+ * @internal The provider's typing of the engine's calls.
+ */
 export type DomainProps = DomainInputs & StoredProviderProperty;
 
-/** State as any version stored it: what later versions added is absent from older state. */
+/**
+ * State as any version stored it: what later versions added is absent from older state.
+ * @internal The provider's typing of the engine's calls.
+ */
 export type StoredDomain = Partial<DomainOutputs> & StoredProviderProperty;
 
 /**
@@ -155,6 +170,10 @@ function alreadyExists(name: string, taken: Extract<DomainCreation, { outcome: "
   );
 }
 
+/**
+ * The state a domain records, from its inputs and the service's answer.
+ * @internal The provider's own helper.
+ */
 export function domainOutputs(inputs: DomainInputs, domain: Domain, dnsRecords: DnsRecord[]): DomainOutputs {
   return {
     domainId: domain.id,

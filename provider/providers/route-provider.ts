@@ -14,13 +14,21 @@ import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./sto
 
 /** What a route resource records in state, plus `adopt` (later versions must keep reading it). */
 export interface RouteOutputs {
+  /** The service's numeric id (also the resource id). */
   routeId: number;
+  /** The service's opaque id. */
   uuid: string;
+  /** The local part it receives. */
   name: string;
+  /** The id of the domain it receives for. */
   domainId: number;
+  /** The id of the endpoint it delivers to. */
   endpointId: number;
+  /** What happens to matching mail, as the service says. */
   mode: string;
+  /** What happens to spam, as the service says. */
   spamMode: string;
+  /** Whether an existing route was to be taken over (the input). */
   adopt: boolean;
 }
 

@@ -14,6 +14,7 @@ import { ReadAnswer, StoredProviderProperty } from "./stored-provider";
 
 /** What a verification records in state, plus its inputs (later versions must keep reading it). */
 export interface VerificationOutputs extends DomainCheck, VerificationInputs {
+  /** True when every requested check was OK at the last check. */
   verified: boolean;
 }
 

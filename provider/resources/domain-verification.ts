@@ -2,6 +2,12 @@ import * as pulumi from "@pulumi/pulumi";
 import type { CheckName } from "../inputs";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
+/**
+ * What a {@link DomainVerification} takes: the domain, the checks to wait for, and how long.
+ *
+ * @example
+ * { domainId: domain.domainId, checks: ["spf", "dkim"], timeoutSeconds: 1200 }
+ */
 export interface DomainVerificationArgs {
   /**
    * The domain to wait for: the service's id, a positive whole number. Changing it replaces the
@@ -42,16 +48,25 @@ export interface DomainVerificationArgs {
  * elsewhere; give it `dependsOn` the records so it never checks before they exist.
  */
 export class DomainVerification extends EmailDeliveryDynamicResource {
+  /** The domain's id, resolved once the wait is over. */
   declare readonly domainId: pulumi.Output<number>;
   /** True when every requested check is OK. */
   declare readonly verified: pulumi.Output<boolean>;
+  /** The SPF check's status at the last check (`OK`, `Missing`, `Invalid`). */
   declare readonly spfStatus: pulumi.Output<string | null>;
+  /** Why the SPF check failed at the last check; null when it did not. */
   declare readonly spfError: pulumi.Output<string | null>;
+  /** The DKIM check's status at the last check. */
   declare readonly dkimStatus: pulumi.Output<string | null>;
+  /** Why the DKIM check failed at the last check; null when it did not. */
   declare readonly dkimError: pulumi.Output<string | null>;
+  /** The MX check's status at the last check. */
   declare readonly mxStatus: pulumi.Output<string | null>;
+  /** Why the MX check failed at the last check; null when it did not. */
   declare readonly mxError: pulumi.Output<string | null>;
+  /** The return-path check's status at the last check. */
   declare readonly returnPathStatus: pulumi.Output<string | null>;
+  /** Why the return-path check failed at the last check; null when it did not. */
   declare readonly returnPathError: pulumi.Output<string | null>;
 
   constructor(name: string, args: DomainVerificationArgs, opts?: pulumi.CustomResourceOptions) {

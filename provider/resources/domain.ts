@@ -12,6 +12,7 @@ export type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 /** `DomainVerification`'s settings but the domain, which the component gives it. */
 export type DomainVerificationSettings = Omit<DomainVerificationArgs, "domainId">;
 
+/** What a {@link Domain} takes: the name, and where its records go and how it is verified. */
 export interface DomainArgs {
   /**
    * The sending domain: lowercase, at least two labels, international names in punycode
@@ -72,12 +73,17 @@ export interface DomainArgs {
 export class Domain extends pulumi.ComponentResource {
   /** The service's id. With verification, it resolves once the domain is verified. */
   readonly domainId: pulumi.Output<number>;
+  /** The service's opaque id. */
   readonly uuid: pulumi.Output<string>;
   /** The records the service asks to be published (FQDN names; TXT content unquoted). */
   readonly dnsRecords: pulumi.Output<DnsRecord[]>;
+  /** The SPF check's status (`OK`, `Missing`, `Invalid`): the verification's last, else the service's. */
   readonly spfStatus: pulumi.Output<string | null>;
+  /** The DKIM check's status: the verification's last, else the service's. */
   readonly dkimStatus: pulumi.Output<string | null>;
+  /** The MX check's status: the verification's last, else the service's. */
   readonly mxStatus: pulumi.Output<string | null>;
+  /** The return-path check's status: the verification's last, else the service's. */
   readonly returnPathStatus: pulumi.Output<string | null>;
   /** True when every requested check passed (false without verification). */
   readonly verified: pulumi.Output<boolean>;

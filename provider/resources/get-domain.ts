@@ -19,6 +19,7 @@ export interface GetDomainArgs {
   name: string;
 }
 
+/** What {@link getDomainOutput} takes: the name of a domain another stack manages. */
 export interface GetDomainOutputArgs {
   /**
    * The domain's name, as the stack that manages it gave it: lowercase, at least two labels,

@@ -2,6 +2,12 @@ import * as pulumi from "@pulumi/pulumi";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 import { claimRoute } from "./route-claims";
 
+/**
+ * What a {@link Route} takes.
+ *
+ * @example
+ * { name: "support", domainId: domain.domainId, endpointId: 1, mode: "Endpoint" }
+ */
 export interface RouteArgs {
   /**
    * The local part of the addresses the route receives: lowercase `a-z`, `0-9`, `-` and `.`;
@@ -69,11 +75,17 @@ function withRouteClaim(resource: string, args: RouteArgs): pulumi.Input<number>
 export class Route extends EmailDeliveryDynamicResource {
   /** The service's numeric id (also the resource id). */
   declare readonly routeId: pulumi.Output<number>;
+  /** The service's opaque id. */
   declare readonly uuid: pulumi.Output<string>;
+  /** The local part it receives (`support`, `*`). */
   declare readonly name: pulumi.Output<string>;
+  /** The id of the domain it receives for. */
   declare readonly domainId: pulumi.Output<number>;
+  /** The id of the endpoint it delivers to. */
   declare readonly endpointId: pulumi.Output<number>;
+  /** What happens to matching mail, as the service says. */
   declare readonly mode: pulumi.Output<string>;
+  /** What happens to spam, as the service says. */
   declare readonly spamMode: pulumi.Output<string>;
 
   constructor(name: string, args: RouteArgs, opts?: pulumi.CustomResourceOptions) {
