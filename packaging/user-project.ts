@@ -26,7 +26,7 @@ export interface UserProject {
 /** Packages a user installs beside this one, in the versions this repository is developed and tested with. */
 export const USER_PACKAGES = ["@pulumi/pulumi", "@pulumi/cloudflare", "typescript", "@types/node"] as const;
 
-/** The test runner a user installs to test a program with the kit (README "Test your program"). */
+/** The test runner a user installs to test a program with the kit (docs/testing.md). */
 export const TEST_PACKAGES = ["jest", "ts-jest", "@types/jest"] as const;
 
 /**

@@ -39,8 +39,7 @@ export interface DomainCloudflareArgs {
    * What to do when the zone already holds a record this stack did not make where the domain
    * publishes one: "fail" (stop at preview, naming it and the choices), "adopt" (manage it when it
    * is identical; left as it is on destroy), "overwrite" (replace it; restored on destroy); one
-   * policy for all, or per record, where SPF also takes "merge" and MX "add". See the README,
-   * "Existing records".
+   * policy for all, or per record, where SPF also takes "merge" and MX "add". See docs/existing-records.md.
    * @default "fail"
    * @example { spf: "merge" }
    */

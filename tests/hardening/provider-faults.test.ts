@@ -555,7 +555,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
    * the request timeout is looked up, not found (it has not landed yet), and sent again; the resend
    * succeeds. The first request still lands later, as on a real server: once the object is deleted,
    * it makes it again, an object no stack knows. A known limitation of a create call without an
-   * idempotency key (README, Limitations): nothing the client can see tells it the slow request
+   * idempotency key (README, Limitations; docs/reliability.md): nothing the client can see tells it the slow request
    * is still coming. The two `it.failing` cases pin today's behaviour and start failing the day it
    * is fixed (e.g. by a service that accepts an idempotency key).
    */

@@ -66,7 +66,7 @@ describe("publishedBefore: records of another of the stack's Domains under the n
     expect(messages(first)).toBe("");
 
     await spfAtTheLimit(apex);
-    // Then the apex is added, as the README recommends for an apex that already has an SPF record.
+    // Then the apex is added, as docs/existing-records.md recommends for an apex that already has an SPF record.
     const program = () => {
       domain("news", sub);
       domain("apex", apex, { mx: false, cloudflare: { zoneId, existingRecords: { spf: "merge" } } });
@@ -248,10 +248,10 @@ describe("a renamed stack (emailDelivery:formerStackNames) that then gives a rec
 });
 
 describe('a record the stack published under the default policy ("fail"), which the user has since taken for their own', () => {
-  // Decided, and said in the README: a "fail" record is the Cloudflare provider's
+  // Decided, and said in docs/existing-records.md: a "fail" record is the Cloudflare provider's
   // `cloudflare.DnsRecord`, which `pulumi destroy` deletes by id whatever it has become. Only
   // claimed records (a policy other than "fail") are given up once the user has taken them back.
-  it("is deleted by destroy, as the Cloudflare provider deletes its records by id (the README warns against reusing them)", async () => {
+  it("is deleted by destroy, as the Cloudflare provider deletes its records by id (docs/existing-records.md warns against reusing them)", async () => {
     const name = freshName();
     const up = await runProgram(() => {
       domain("mail", name);

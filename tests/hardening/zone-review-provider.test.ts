@@ -72,7 +72,7 @@ describe("a claimed record the user has since moved to another name and type", (
 });
 
 describe("a record the stack created that the user has since given their own comment and content", () => {
-  it("counts as someone else's at the next run (README: a record whose mark was removed by hand): `up --refresh` does not write over it", async () => {
+  it("counts as someone else's at the next run (docs/existing-records.md: a record whose mark was removed by hand): `up --refresh` does not write over it", async () => {
     const name = `_dmarc.${freshName()}`;
     const news = inputs({
       name,

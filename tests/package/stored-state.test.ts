@@ -8,7 +8,7 @@ import { ProviderHost, rpcSecret, startProviderHost, urnFor } from "../support/p
 import { loaderTexts } from "../support/providers";
 
 /**
- * The contract with stored state (README "Upgrading"): what every released version stored in a
+ * The contract with stored state (docs/upgrading.md): what every released version stored in a
  * stack (captured in tests/fixtures/stored-state/<version>.json, never edited) must keep working
  * with the current package. Each fixture's provider texts are loaded by the real provider host in
  * this repository (where they find this package, built, by name) and run as the engine runs them

@@ -7,7 +7,7 @@ import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { Registration, runProgram, RunOptions } from "../../testing";
 
 /**
- * A domain owned by one stack, routes in another (README "Domain owned by another stack"): the
+ * A domain owned by one stack, routes in another (docs/existing-records.md, "Domain owned by another stack"): the
  * routes' stack finds the domain with `getDomainOutput` and never registers a Domain, so only the
  * mail stack writes the domain and its records. Under the live mocks, preview and live.
  */

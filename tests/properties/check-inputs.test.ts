@@ -11,7 +11,7 @@ import { configureFor } from "../support/providers";
  * the properties an independent oracle finds invalid (one failure per bad property, named), fills
  * defaults and passes valid and unknown values through, and sends nothing to the service.
  *
- * The oracles below are written from the rules (README "Resources", provider/inputs) as plain
+ * The oracles below are written from the rules (the Args' JSDoc, provider/inputs) as plain
  * predicates; they do not call the provider's own rule functions.
  */
 

@@ -66,7 +66,7 @@ describe("a lost create that never arrived, while another stack creates the same
   });
 
   // Not covered, and cannot be without an idempotency key: another stack creating the same name
-  // between this call's list and its lookup, and adding nothing to it. The README says so.
+  // between this call's list and its lookup, and adding nothing to it. docs/reliability.md says so.
 
   it("a lost create of a Hold route, whose endpoint the service clears, is this call's own", async () => {
     // Postal keeps no endpoint on a route whose mode does not deliver (route-provider.ts says so):

@@ -20,7 +20,7 @@ import {
 } from "../support/provider-host";
 
 /**
- * Secrets (README "Configuration": keys "never reach the state, the stored provider text, logs
+ * Secrets (README "Configuration", docs/reliability.md "Keys stay secret": keys "never reach the state, the stored provider text, logs
  * or error text"). One lifecycle with recognisable keys, run three ways — the
  * providers in-process, the real dynamic-provider host over gRPC (configured with the keys as
  * secrets, as the engine does), and a program under the live mocks — provoking every kind of error

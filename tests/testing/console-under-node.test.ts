@@ -3,7 +3,7 @@ import { run } from "../../packaging/commands";
 
 /**
  * Under jest the providers (loaded as the provider host loads them, in Node's own realm) log to
- * another console than the program; under plain Node (`node --test`, the README's second way)
+ * another console than the program; under plain Node (`node --test`, docs/testing.md's second way)
  * there is one console. The program's own `console.log` must still print, not vanish into
  * `providerLogs`, and what a provider logs must land in `providerLogs`, not `programLogs`.
  */

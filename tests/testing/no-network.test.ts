@@ -5,7 +5,7 @@ import { run } from "../../packaging/commands";
 import { destinations, loopbackOnly, staysHere, straceIn } from "../support/offline";
 
 /**
- * The kit reaches no network (README "Test your program"): the built kit, as a user's test runs it
+ * The kit reaches no network (docs/testing.md): the built kit, as a user's test runs it
  * (`programs/offline-kit-run.js`, plain Node), in a process whose network namespace has loopback
  * only, traced by strace. A preview and a live run of Domains that merge into SPF records
  * including a name only the emulator's DNS serves, and getDomain: the lookup counts are exact

@@ -34,7 +34,7 @@ describe("programFile", () => {
         const runs = [];
         for (const file of JSON.parse(process.argv[1])) {
           const program = programFile(file);
-          // The same program twice, then a programFile of its own per run (as the README's tests do).
+          // The same program twice, then a programFile of its own per run (as docs/testing.md's tests do).
           for (let i = 0; i < 4; i++) {
             const run = await runProgram(i < 2 ? program : programFile(file), { mode: "preview" });
             runs.push({
