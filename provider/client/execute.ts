@@ -1,5 +1,6 @@
 import { EmailApiError, emailApiError, EmailApiErrorDetails, isEmailApiError, withDetails } from "./errors";
-import { backoffDelay, RetryPolicy } from "./retry";
+import { emailApiWaits, RetryPolicy } from "./retry";
+import { Clock, retrying, Try } from "./retry-loop";
 import { neverSent, OutgoingRequest, SendResult } from "./transport";
 
 /** One operation of the API, and what may be done when its answer is lost. */
@@ -34,7 +35,7 @@ export interface ExecuteContext {
   /** Timeout of one request unless the operation has its own. */
   requestTimeoutMs: number;
   random: () => number;
-  clock: { now: () => number; sleep: (ms: number) => Promise<void> };
+  clock: Clock;
   /** Appended to an auth failure's message. */
   authFailureHint?: string;
 }
@@ -63,66 +64,52 @@ type Step<T> =
   | { to: "next"; phase: Phase; wait: boolean; refused?: true };
 
 /**
- * Runs an operation with retries. Each pass sends one request (the operation itself, or a lookup
- * by natural key after a lost answer), so `maxAttempts` bounds every request made, lookups
- * included, and each request's timeout is cut so that none outlives the time budget.
+ * Runs an operation through the retry loop (`retrying`, the email API's waits). Each try sends one
+ * request (the operation itself, or a lookup by natural key after a lost answer), so `maxAttempts`
+ * bounds every request made, lookups included, and each request's timeout is cut so that none
+ * outlives the time budget. The `Phase` decides what the next try is.
  */
 export async function execute<T>(op: Operation<T>, context: ExecuteContext): Promise<T> {
-  const policy = { ...context.policy, ...op.policy };
-  const { clock } = context;
   const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
-  const timeoutMs = op.timeoutMs ?? context.requestTimeoutMs;
-  const started = clock.now();
-  // Requests refused with 429 did nothing, so they count against the budget only; time spent
-  // waiting for this process's turn to send is not the service failing, so it is no part of it.
-  const spent = { requests: 0, refused: 0, queuedMs: 0 };
-  const elapsed = () => clock.now() - started - spent.queuedMs;
   let state: Phase = { phase: "sending" };
+  let requests = 0;
 
   const fail = (cause: EmailApiError, extra: Partial<EmailApiErrorDetails> = {}) =>
     withDetails(cause, {
       operation: op.operation,
-      attempts: spent.requests,
+      attempts: requests,
       outcomeUnknown: state.phase !== "sending" || undefined,
       ...(cause.kind === "auth" && context.authFailureHint
         ? { serviceMessage: `${cause.serviceMessage}. ${context.authFailureHint}` }
         : {}),
       ...extra,
     });
-  const giveUp = () => fail(state.phase === "confirming" ? state.conflict : state.failure!);
 
-  for (;;) {
-    const remaining = policy.budgetMs - elapsed();
-    if (state.failure && (spent.requests - spent.refused >= policy.maxAttempts || remaining <= 0))
-      throw giveUp();
-    spent.requests++;
-    const requestTimeout = Math.max(1, Math.min(timeoutMs, remaining));
-
-    let step: Step<T>;
-    if (state.phase === "lookingUp" || state.phase === "confirming") {
-      step = await lookStep(state, lookup!, requestTimeout);
-    } else {
-      const sent = await context.send(op, spent.requests, requestTimeout);
-      spent.queuedMs += sent.queuedMs;
-      step = answerStep(op, state, sent, lookup !== undefined, context.useFallbackKey);
-    }
-    if (step.to === "done") return step.value;
-    if (step.to === "fail") throw fail(step.error, step.outcomeUnknown ? { outcomeUnknown: true } : {});
-    state = step.phase;
-    if (step.refused) spent.refused++;
-    if (!step.wait) continue;
-    // No request is left to wait for.
-    if (spent.requests - spent.refused >= policy.maxAttempts) throw giveUp();
-
-    // Give up only when the wait the service asks for (or the bare backoff) does not fit; the
-    // jitter on top is cut to leave the retry a second of its own.
-    const failure = state.failure!;
-    const least = failure.retryAfterMs ?? 0;
-    const jittered = backoffDelay(spent.requests, policy, context.random, failure.retryAfterMs);
-    const delay = Math.max(least, Math.min(jittered, policy.budgetMs - elapsed() - 1000));
-    if (elapsed() + delay >= policy.budgetMs) throw giveUp();
-    await clock.sleep(delay);
-  }
+  return retrying<T, EmailApiError>({
+    plan: { ...emailApiWaits, ...context.policy, ...op.policy },
+    clock: context.clock,
+    random: context.random,
+    requestTimeoutMs: op.timeoutMs ?? context.requestTimeoutMs,
+    retryAfterMs: (failure) => failure.retryAfterMs,
+    giveUp: () => fail(state.phase === "confirming" ? state.conflict : state.failure!),
+    async attempt(n, timeoutMs): Promise<Try<T, EmailApiError>> {
+      requests = n;
+      let step: Step<T>;
+      let queuedMs = 0;
+      if (state.phase === "lookingUp" || state.phase === "confirming") {
+        step = await lookStep(state, lookup!, timeoutMs);
+      } else {
+        const sent = await context.send(op, n, timeoutMs);
+        queuedMs = sent.queuedMs;
+        step = answerStep(op, state, sent, lookup !== undefined, context.useFallbackKey);
+      }
+      if (step.to === "done") return step;
+      if (step.to === "fail")
+        return { to: "fail", error: fail(step.error, step.outcomeUnknown ? { outcomeUnknown: true } : {}) };
+      state = step.phase;
+      return { to: "retry", failure: state.failure, wait: step.wait, refused: step.refused, queuedMs };
+    },
+  });
 }
 
 /** What an answer (or its absence) to the operation's own request leads to. */
@@ -236,7 +223,4 @@ function asLostAnswer(error: EmailApiError): EmailApiError {
   });
 }
 
-/** The real clock: `Date.now` and a timer. */
-export function systemTime(): ExecuteContext["clock"] {
-  return { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
-}
+export { systemTime } from "./retry-loop";

@@ -1,5 +1,6 @@
 import { EmailApiError, emailApiError, ErrorKind } from "./errors";
 import { redact } from "./redact";
+import { emailApiRetries, isRetryable, parseRetryAfter } from "./retry";
 
 /** An HTTP answer as it came off the wire. */
 export interface RawAnswer {
@@ -138,21 +139,8 @@ export function kindForHttpStatus(status: number): ErrorKind {
   if (status === 401 || status === 403) return "auth";
   if (status === 404) return "not-found";
   if (status === 409) return "conflict";
-  if (status === 408 || status === 425 || status === 429 || status >= 500) return "transient";
+  if (isRetryable({ status }, emailApiRetries)) return "transient";
   return "validation";
-}
-
-/**
- * `Retry-After` in milliseconds: delta-seconds (fractions tolerated) or an HTTP date.
- * Undefined when absent or unreadable.
- */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined || value.trim() === "") return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  // An HTTP date always names a day or month; V8's Date.parse would also accept "-1".
-  const date = /[a-z]/i.test(trimmed) ? Date.parse(trimmed) : NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** `body` must be redacted already: the excerpt may cut a key short. */

@@ -1,5 +1,10 @@
-import { loadGot } from "../client/load-got";
-import { redact } from "../client/redact";
+import {
+  Answer,
+  CloudflareApiSettings,
+  cloudflareConnection,
+  Envelope,
+  Method,
+} from "./api-request";
 import { zoneRecord, ZoneRecord, ZoneRecordBody } from "./zone-record";
 
 /**
@@ -8,24 +13,13 @@ import { zoneRecord, ZoneRecord, ZoneRecordBody } from "./zone-record";
  * as the Cloudflare provider sends them (`Authorization: Bearer`, JSON bodies, the v4 envelope).
  *
  * Reads, replaces and deletes are idempotent and retried on 429 (after its Retry-After), 5xx and
- * dropped connections, within a budget. A create is not: after a lost answer it looks for the
- * record it sent (same name, type, content and comment) before sending it again, so a record is
- * never made twice.
+ * dropped connections, within a budget (`cloudflareClientRetry`, through `api-request.ts`). A
+ * create is not: after a lost answer it looks for the record it sent (same name, type, content
+ * and comment) before sending it again, so a record is never made twice.
  */
 
-export interface CloudflareApiSettings {
-  /** e.g. `https://api.cloudflare.com/client/v4`. */
-  baseUrl: string;
-  apiToken: string;
-  /** Per request. @default 30000 */
-  requestTimeoutMs?: number;
-  /** For everything one call may take, retries included. @default 60000 */
-  budgetMs?: number;
-  /** Injected for tests. @default setTimeout */
-  sleep?: (ms: number) => Promise<void>;
-  /** Injected for tests. @default Date.now */
-  now?: () => number;
-}
+export { isCloudflareApiError } from "./api-request";
+export type { CloudflareApiError, CloudflareApiSettings } from "./api-request";
 
 export interface DnsRecordsApi {
   /** Every record named `name` (exact, case-insensitive), of `type` when given, all pages. */
@@ -40,28 +34,6 @@ export interface DnsRecordsApi {
   remove(zoneId: string, id: string): Promise<boolean>;
 }
 
-/** A failed call: what was asked, Cloudflare's status and error codes, never the token. */
-export interface CloudflareApiError extends Error {
-  httpStatus?: number;
-  codes: number[];
-}
-
-export function isCloudflareApiError(error: unknown): error is CloudflareApiError {
-  return error instanceof Error && Array.isArray((error as Partial<CloudflareApiError>).codes);
-}
-
-interface Envelope {
-  success?: boolean;
-  errors?: { code?: number; message?: string }[];
-  result?: unknown;
-  result_info?: { page?: number; total_pages?: number };
-}
-
-/** One answer: HTTP status and envelope, or why none came. */
-type Answer =
-  | { kind: "answered"; status: number; envelope: Envelope | undefined; retryAfterMs?: number }
-  | { kind: "lost"; reason: string };
-
 /** Records a page when listing one name: a name rarely holds more than a few. */
 const NAME_PER_PAGE = 100;
 /**
@@ -74,90 +46,10 @@ const MAX_PAGES = 100;
 
 /** A client for one base URL and token. Build it inside provider methods (nothing module-level). */
 export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, "");
-  const timeoutMs = settings.requestTimeoutMs ?? 30_000;
-  const budgetMs = settings.budgetMs ?? 60_000;
-  const sleep = settings.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const now = settings.now ?? Date.now;
-  const secrets = [settings.apiToken];
-  const http = loadGot().extend({
-    retry: { limit: 0 }, // ours: a create must look before it sends again
-    throwHttpErrors: false,
-    followRedirect: false,
-    responseType: "text",
-    headers: {
-      authorization: `Bearer ${settings.apiToken}`,
-      accept: "application/json",
-      "user-agent": "pulumi-email-delivery",
-    },
-  });
-
-  async function send(
-    method: "GET" | "POST" | "PUT" | "DELETE",
-    path: string,
-    body?: unknown,
-  ): Promise<Answer> {
-    try {
-      const response = await http(`${baseUrl}/${path}`, {
-        method,
-        json: body,
-        timeout: { request: timeoutMs },
-      });
-      let envelope: Envelope | undefined;
-      try {
-        envelope = JSON.parse(response.body) as Envelope;
-      } catch {
-        envelope = undefined;
-      }
-      const retryAfter = Number(response.headers["retry-after"]);
-      return {
-        kind: "answered",
-        status: response.statusCode,
-        envelope,
-        retryAfterMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined,
-      };
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? "ERR_NETWORK";
-      return {
-        kind: "lost",
-        reason: (error as { name?: string }).name === "TimeoutError" ? "timeout" : code,
-      };
-    }
-  }
-
-  function failure(what: string, answer: Answer): CloudflareApiError {
-    let message: string;
-    let codes: number[] = [];
-    let httpStatus: number | undefined;
-    if (answer.kind === "lost") {
-      message = `Cloudflare ${what} failed: no answer from ${baseUrl} (${answer.reason})`;
-    } else {
-      httpStatus = answer.status;
-      const errors = answer.envelope?.errors ?? [];
-      codes = errors.map((error) => Number(error.code)).filter(Number.isFinite);
-      const said = errors.map((error) => `${error.code} ${error.message ?? ""}`.trim()).join("; ");
-      message = `Cloudflare ${what} failed: HTTP ${answer.status}${said ? ` (${said})` : answer.envelope ? "" : ", not Cloudflare's JSON: is the base URL right?"}`;
-    }
-    const error = new Error(redact(message, secrets)) as CloudflareApiError;
-    error.codes = codes;
-    error.httpStatus = httpStatus;
-    return error;
-  }
-
-  const transient = (answer: Answer) =>
-    answer.kind === "lost" || answer.status === 429 || answer.status >= 500;
-
-  /** Sends until an answer that is not transient, or the budget is spent. */
-  async function idempotent(what: string, method: "GET" | "PUT" | "DELETE", path: string, body?: unknown) {
-    const started = now();
-    for (let attempt = 0; ; attempt++) {
-      const answer = await send(method, path, body);
-      if (!transient(answer)) return answer;
-      const delay = retryDelay(answer, attempt);
-      if (now() - started + delay > budgetMs) throw failure(what, answer);
-      await sleep(delay);
-    }
-  }
+  const cloudflare = cloudflareConnection(settings);
+  const { failure } = cloudflare;
+  /** A read, replace or delete: idempotent, so sent again after a lost answer. */
+  const idempotent = (method: Method, path: string, body?: unknown) => cloudflare.call(method, path, body);
 
   /** The envelope of a successful answer, else undefined. */
   const succeeded = (answer: Answer): Envelope | undefined =>
@@ -179,7 +71,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
     const ids = new Set<string>();
     for (let page = 1; page <= MAX_PAGES; page++) {
       const query = new URLSearchParams({ ...filter, per_page: String(perPage), page: String(page) });
-      const answer = await idempotent(what, "GET", `${records(zoneId)}?${query}`);
+      const answer = await idempotent("GET", `${records(zoneId)}?${query}`);
       const envelope = succeeded(answer);
       if (!envelope || !Array.isArray(envelope.result)) throw failure(what, answer);
       const result = envelope.result as unknown[];
@@ -214,7 +106,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
 
     async get(zoneId, id) {
       const what = `read of record ${id}`;
-      const answer = await idempotent(what, "GET", `${records(zoneId)}/${encodeURIComponent(id)}`);
+      const answer = await idempotent("GET", `${records(zoneId)}/${encodeURIComponent(id)}`);
       if (saysGone(answer)) return undefined;
       const envelope = succeeded(answer);
       if (!envelope) throw failure(what, answer);
@@ -223,29 +115,21 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
 
     async create(zoneId, body) {
       const what = `create of a ${body.type} record at ${body.name}`;
-      const started = now();
-      for (let attempt = 0; ; attempt++) {
-        const answer = await send("POST", records(zoneId), body);
-        const envelope = succeeded(answer);
-        if (envelope) return zoneRecord(envelope.result);
-        // A 429 proves nothing was made; a lost answer or a 5xx may hide a record that was.
-        if (!transient(answer)) throw failure(what, answer);
-        if (!(answer.kind === "answered" && answer.status === 429)) {
-          const made = (await api.list(zoneId, { name: body.name, type: body.type })).find(
-            (record) =>
-              record.content === body.content && (record.comment ?? null) === (body.comment ?? null),
-          );
-          if (made) return made;
-        }
-        const delay = retryDelay(answer, attempt);
-        if (now() - started + delay > budgetMs) throw failure(what, answer);
-        await sleep(delay);
-      }
+      // A lost answer or a 5xx may hide a record that was made: look for it before sending again.
+      const lookup = async () =>
+        (await api.list(zoneId, { name: body.name, type: body.type })).find(
+          (record) => record.content === body.content && (record.comment ?? null) === (body.comment ?? null),
+        );
+      const answer = await cloudflare.call("POST", records(zoneId), body, { lookup });
+      if ("found" in answer) return answer.found;
+      const envelope = succeeded(answer);
+      if (!envelope) throw failure(what, answer);
+      return zoneRecord(envelope.result);
     },
 
     async replace(zoneId, id, body) {
       const what = `update of record ${id} (${body.type} ${body.name})`;
-      const answer = await idempotent(what, "PUT", `${records(zoneId)}/${encodeURIComponent(id)}`, body);
+      const answer = await idempotent("PUT", `${records(zoneId)}/${encodeURIComponent(id)}`, body);
       const envelope = succeeded(answer);
       if (!envelope) throw failure(what, answer);
       return zoneRecord(envelope.result);
@@ -253,7 +137,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
 
     async remove(zoneId, id) {
       const what = `delete of record ${id}`;
-      const answer = await idempotent(what, "DELETE", `${records(zoneId)}/${encodeURIComponent(id)}`);
+      const answer = await idempotent("DELETE", `${records(zoneId)}/${encodeURIComponent(id)}`);
       if (saysGone(answer)) return false;
       if (!succeeded(answer)) throw failure(what, answer);
       return true;
@@ -271,12 +155,4 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
 function saysGone(answer: Answer): boolean {
   if (answer.kind !== "answered" || answer.status !== 404) return false;
   return (answer.envelope?.errors ?? []).some((error) => error.code === 81044 || error.code === 1001);
-}
-
-/** Backoff: Retry-After (capped at a minute), else 0.25, 0.5, 1, 2, 4, 8 s, 8 s… */
-function retryDelay(answer: Answer, attempt: number): number {
-  if (answer.kind === "answered" && answer.retryAfterMs !== undefined)
-    return Math.min(answer.retryAfterMs, 60_000);
-  // A dropped keep-alive connection is the usual lost answer: the first retry soon, then backing off.
-  return Math.min(250 * 2 ** attempt, 8000);
 }

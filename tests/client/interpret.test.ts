@@ -1,5 +1,5 @@
 import { errorDetails } from "../../provider/client/errors";
-import { interpretAnswer, kindForHttpStatus, parseRetryAfter } from "../../provider/client/interpret";
+import { interpretAnswer, kindForHttpStatus } from "../../provider/client/interpret";
 
 const KEY = "SecretServerKey123456789";
 const interpret = (httpStatus: number, body: unknown, retryAfter?: string) =>
@@ -163,21 +163,6 @@ describe("interpretAnswer", () => {
 
   it("carries Retry-After in milliseconds", () => {
     expect(failure(429, "slow down", "2").retryAfterMs).toBe(2000);
-  });
-});
-
-describe("parseRetryAfter", () => {
-  it("reads seconds, fractions and HTTP dates", () => {
-    expect(parseRetryAfter("3")).toBe(3000);
-    expect(parseRetryAfter("0.25")).toBe(250);
-    const now = Date.parse("2026-01-01T00:00:00Z");
-    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:05 GMT", now)).toBe(5000);
-    expect(parseRetryAfter("Wed, 31 Dec 2025 00:00:00 GMT", now)).toBe(0);
-  });
-  it("ignores what it cannot read", () => {
-    expect(parseRetryAfter(undefined)).toBeUndefined();
-    expect(parseRetryAfter("soon")).toBeUndefined();
-    expect(parseRetryAfter("-1")).toBeUndefined();
   });
 });
 
