@@ -1,5 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
+import { cloudflareConnection, Method } from "../provider/cloudflare/api-request";
+import { cloudflareProviderRetries, cloudflareProviderRetry, RetryPlan } from "../provider/client/retry";
 import { isRecord } from "./mock-values";
+import { nodeRealm } from "./node-realm";
 import type { CloudflareRecordBody, Registration, RunOptions } from "./program-run";
 
 /**
@@ -23,60 +26,47 @@ interface Answer<T> {
   text: string;
 }
 
-/** Retries after the first try, as the Cloudflare provider's API client (cloudflare-go ≥ 6.6). */
-const MAX_RETRIES = 10;
+/**
+ * The Cloudflare provider's retries (`cloudflareProviderRetry`: 10 retries, a `Retry-After` under
+ * a minute honoured), on a shorter clock: the provider waits 2 s doubling to 30 s between tries,
+ * the kit 50 ms doubling to 1 s, so that a test under faults does not take minutes.
+ */
+export const kitCloudflareRetry: RetryPlan = {
+  ...cloudflareProviderRetry,
+  baseDelayMs: 50,
+  maxDelayMs: 1000,
+};
 
 /**
- * One call to the stand-in as the Cloudflare provider's API client makes it: retried after a
- * dropped connection, 408, 409, 429 and 5xx (unless the answer says `x-should-retry: false`),
- * honouring a `Retry-After` under a minute. The client waits 2 s, doubling to 30 s, between
- * tries; the kit waits from 50 ms to at most 1 s, so a test under faults does not take minutes.
+ * One call to the stand-in as the Cloudflare provider's API client makes it, through the
+ * package's own Cloudflare connection: retried after a dropped connection, 408, 409, 429 and 5xx
+ * (unless the answer says `x-should-retry: false`), a create too (the provider sends it again).
+ * Its waits are on Node's own timers: a test's fake clock must not hold a run back.
  */
 async function callCloudflare<T>(
   cloudflare: NonNullable<RunOptions["emulator"]>["cloudflare"],
-  method: "GET" | "POST" | "DELETE",
+  method: Method,
   path: string,
   body?: unknown,
 ): Promise<Answer<T>> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${cloudflare.apiToken}` };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  for (let retry = 0; ; retry++) {
-    let response: Response | undefined;
-    let lost: unknown;
-    try {
-      response = await fetch(`${cloudflare.url}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (error) {
-      lost = error;
-    }
-    const shouldRetry = response?.headers.get("x-should-retry");
-    const retriable =
-      response === undefined ||
-      shouldRetry === "true" ||
-      (shouldRetry !== "false" && [408, 409, 429].includes(response.status)) ||
-      (shouldRetry !== "false" && response.status >= 500);
-    if (!retriable || retry === MAX_RETRIES) {
-      if (!response) throw new Error(`Cloudflare ${method} ${path}: no answer (${errorText(lost)})`);
-      const text = await response.text();
-      let reply: Envelope<T> | undefined;
-      try {
-        reply = JSON.parse(text) as Envelope<T>;
-      } catch {
-        reply = undefined;
-      }
-      return { status: response.status, ok: response.ok, reply, text };
-    }
-    await response?.body?.cancel();
-    const retryAfter = Number(response?.headers.get("retry-after"));
-    const delayMs =
-      Number.isFinite(retryAfter) && retryAfter >= 0 && retryAfter < 60
-        ? retryAfter * 1000
-        : Math.min(1000, 50 * 2 ** retry);
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-  }
+  const connection = cloudflareConnection({
+    baseUrl: cloudflare.url,
+    apiToken: cloudflare.apiToken,
+    retry: kitCloudflareRetry,
+    retryable: cloudflareProviderRetries,
+    // No timeout of its own but the kit's run's (`timeoutMs`), as before: 5 minutes, fetch's.
+    requestTimeoutMs: 300_000,
+    sleep: (ms) => new Promise<void>((resolve) => nodeRealm.setTimeout(resolve, ms)),
+  });
+  const answer = await connection.call(method, path.replace(/^\//, ""), body);
+  if (answer.kind === "lost") throw new Error(`Cloudflare ${method} ${path}: no answer (${answer.reason})`);
+  const { status, text } = answer;
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    reply: answer.envelope as Envelope<T> | undefined,
+    text,
+  };
 }
 
 /** Why a call failed, in a line: Cloudflare's error codes and messages, else the body's start. */
@@ -85,11 +75,6 @@ function failure<T>(answer: Answer<T>): string {
   if (errors.length > 0) return errors.map((e) => `${e.code} ${e.message}`).join("; ");
   if (answer.reply) return "no result";
   return `an answer that is not JSON: ${answer.text.slice(0, 200)}`;
-}
-
-function errorText(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
 }
 
 /** POSTs the record as `cloudflare.DnsRecord` would and returns the state the provider would keep. */

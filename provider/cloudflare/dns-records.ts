@@ -1,10 +1,4 @@
-import {
-  Answer,
-  CloudflareApiSettings,
-  cloudflareConnection,
-  Envelope,
-  Method,
-} from "./api-request";
+import { Answer, CloudflareApiSettings, cloudflareConnection, Envelope, Method } from "./api-request";
 import { zoneRecord, ZoneRecord, ZoneRecordBody } from "./zone-record";
 
 /**

@@ -1,5 +1,18 @@
 import fc from "fast-check";
-import { backoffDelay, defaultRetryPolicy } from "../../provider/client/retry";
+import {
+  backoffDelay,
+  cloudflareClientRetries,
+  cloudflareClientRetry,
+  cloudflareProviderRetries,
+  cloudflareProviderRetry,
+  defaultRetryPolicy,
+  emailApiRetries,
+  emailApiWaits,
+  heardRetryAfter,
+  isRetryable,
+  parseRetryAfter,
+  waitBeforeRetry,
+} from "../../provider/client/retry";
 
 describe("backoffDelay", () => {
   const policy = { baseDelayMs: 100, maxDelayMs: 1000 };
@@ -60,5 +73,84 @@ describe("backoffDelay", () => {
       maxDelayMs: 8000,
       budgetMs: 60000,
     });
+  });
+});
+
+describe("parseRetryAfter", () => {
+  it("reads seconds, fractions and HTTP dates", () => {
+    expect(parseRetryAfter("3")).toBe(3000);
+    expect(parseRetryAfter("0.25")).toBe(250);
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:05 GMT", now)).toBe(5000);
+    expect(parseRetryAfter("Wed, 31 Dec 2025 00:00:00 GMT", now)).toBe(0);
+  });
+  it("ignores what it cannot read", () => {
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+    expect(parseRetryAfter("soon")).toBeUndefined();
+    expect(parseRetryAfter("-1")).toBeUndefined();
+  });
+});
+
+describe("isRetryable", () => {
+  it("retries what each client retries: a lost answer always, 5xx always, the listed statuses", () => {
+    const retried = (list: typeof emailApiRetries) =>
+      [undefined, 200, 400, 404, 408, 409, 425, 429, 500, 503].filter((status) =>
+        isRetryable({ status }, list),
+      );
+    expect(retried(emailApiRetries)).toEqual([undefined, 408, 425, 429, 500, 503]);
+    expect(retried(cloudflareClientRetries)).toEqual([undefined, 429, 500, 503]);
+    expect(retried(cloudflareProviderRetries)).toEqual([undefined, 408, 409, 429, 500, 503]);
+  });
+
+  it("hears Cloudflare's x-should-retry only where the client does", () => {
+    expect(isRetryable({ status: 503, shouldRetry: "false" }, cloudflareProviderRetries)).toBe(false);
+    expect(isRetryable({ status: 400, shouldRetry: "true" }, cloudflareProviderRetries)).toBe(true);
+    expect(isRetryable({ status: 503, shouldRetry: "false" }, cloudflareClientRetries)).toBe(true);
+    expect(isRetryable({ status: 400, shouldRetry: "true" }, cloudflareClientRetries)).toBe(false);
+  });
+});
+
+describe("heardRetryAfter", () => {
+  it("caps a long Retry-After, or does not hear it, as the plan says", () => {
+    expect(heardRetryAfter(90_000, emailApiWaits)).toBe(90_000);
+    expect(heardRetryAfter(90_000, cloudflareClientRetry)).toBe(60_000);
+    expect(heardRetryAfter(59_000, cloudflareProviderRetry)).toBe(59_000);
+    expect(heardRetryAfter(60_000, cloudflareProviderRetry)).toBeUndefined();
+    expect(heardRetryAfter(undefined, cloudflareClientRetry)).toBeUndefined();
+  });
+});
+
+describe("backoffDelay without equal jitter", () => {
+  it("is the bare backoff, or the Retry-After exactly (the Cloudflare client)", () => {
+    expect([1, 2, 3, 6, 7, 8].map((retry) => backoffDelay(retry, cloudflareClientRetry, () => 0.5))).toEqual([
+      250, 500, 1000, 8000, 8000, 8000,
+    ]);
+    expect(backoffDelay(3, cloudflareClientRetry, () => 0.5, 7000)).toBe(7000);
+  });
+
+  it("takes up to a quarter off the backoff, never off a Retry-After (cloudflare-go)", () => {
+    expect(backoffDelay(1, cloudflareProviderRetry, () => 0)).toBe(2000);
+    expect(backoffDelay(1, cloudflareProviderRetry, () => 1)).toBe(1500);
+    expect(backoffDelay(5, cloudflareProviderRetry, () => 0)).toBe(30_000);
+    expect(backoffDelay(5, cloudflareProviderRetry, () => 1, 3000)).toBe(3000);
+  });
+});
+
+describe("waitBeforeRetry", () => {
+  const email = { ...defaultRetryPolicy(), ...emailApiWaits };
+
+  it("cuts the email API's backoff to leave the retry a second, never below Retry-After", () => {
+    expect(waitBeforeRetry(6, email, () => 0.999, undefined, 57_000)).toBe(2000);
+    expect(waitBeforeRetry(1, email, () => 0, 3000, 56_999)).toBe(3000);
+    expect(waitBeforeRetry(1, email, () => 0, 3000, 57_000)).toBeUndefined();
+  });
+
+  it("gives the Cloudflare client's whole wait or none", () => {
+    expect(waitBeforeRetry(6, cloudflareClientRetry, () => 0, undefined, 51_999)).toBe(8000);
+    expect(waitBeforeRetry(6, cloudflareClientRetry, () => 0, undefined, 52_000)).toBeUndefined();
+  });
+
+  it("has no time limit for the Cloudflare provider", () => {
+    expect(waitBeforeRetry(10, cloudflareProviderRetry, () => 0, undefined, 3_600_000)).toBe(30_000);
   });
 });

@@ -192,6 +192,50 @@ describe("Cloudflare DNS-records API client", () => {
     expect((error as Error).message).not.toContain(wrong.slice(0, 8));
   });
 
+  it("waits for a Retry-After given as an HTTP date", async () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    const record = { id: "0".repeat(32), name: "x.example.com", type: "TXT", content: '"x"', ttl: 300 };
+    const server = await startScriptedServer([
+      { status: 429, body: "{}", headers: { "retry-after": "Thu, 01 Jan 2026 00:00:05 GMT" } },
+      { status: 200, body: JSON.stringify({ success: true, errors: [], result: record }) },
+    ]);
+    try {
+      const dated = dnsRecordsApi({
+        baseUrl: server.url,
+        apiToken: "t".repeat(40),
+        now: () => now,
+        sleep: async (ms) => {
+          slept.push(ms);
+        },
+      });
+      expect((await dated.get(zoneId, record.id))?.id).toBe(record.id);
+      expect(slept).toEqual([5000]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("cuts a request's timeout to what is left of the budget", async () => {
+    const server = await startScriptedServer([{ hang: true }]);
+    let calls = 0;
+    try {
+      const late = dnsRecordsApi({
+        baseUrl: server.url,
+        apiToken: "t".repeat(40),
+        budgetMs: 10_000,
+        // The call began at 0; its first request goes at 9,999 ms: 1 ms left, not 30 s.
+        now: () => (calls++ === 0 ? 0 : 9_999),
+        sleep: async (ms) => {
+          slept.push(ms);
+        },
+      });
+      await expect(late.get(zoneId, "0".repeat(32))).rejects.toThrow(/no answer from .+ \(timeout\)/);
+      expect(slept).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("says when the answer is not Cloudflare's JSON (a wrong base URL)", async () => {
     const server = await startScriptedServer([{ status: 200, body: "<html>hello</html>" }]);
     try {

@@ -129,3 +129,27 @@ it("getDnsRecords with maxItems 0 reads up to 1,000, as the provider does", asyn
   expect(run.errors).toEqual([]);
   expect(run.outputs).toEqual({ count: 101 });
 });
+
+it("waits between the Cloudflare provider's retries on Node's own timers, not a test's fake clock", async () => {
+  const name = `fake-clock-${process.pid}.example.com`;
+  emulator().faults.set([{ endpoints: "cloudflare:dns_records.create", rate503: 1, times: 1 }]);
+  jest.useFakeTimers();
+  try {
+    const run = await runProgram(recordProgram(name), {
+      mode: "live",
+      emulator: emulator(),
+      timeoutMs: 20_000, // the kit's own limit, on Node's timers: what ends the run if the retry never comes
+    });
+    expect(run.errors).toEqual([]);
+  } finally {
+    jest.useRealTimers();
+  }
+  expect(
+    emulator()
+      .requests.all()
+      .filter((entry) => entry.endpoint === "cloudflare:dns_records.create")
+      .map((entry) => entry.status)
+      .slice(-2),
+  ).toEqual([503, 200]);
+  expect(held(name)).toBe(1);
+}, 30_000);
