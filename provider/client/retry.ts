@@ -154,7 +154,7 @@ export function heardRetryAfter(retryAfterMs: number | undefined, rules: WaitRul
  */
 export function backoffDelay(
   retry: number,
-  policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs"> & Partial<Pick<WaitRules, "jitter">>,
+  policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs"> & { jitter?: "equal" | "subtractQuarter" | "none" },
   random: () => number,
   retryAfterMs?: number,
 ): number {
