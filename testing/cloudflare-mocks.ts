@@ -31,7 +31,7 @@ interface Answer<T> {
  * a minute honoured), on a shorter clock: the provider waits 2 s doubling to 30 s between tries,
  * the kit 50 ms doubling to 1 s, so that a test under faults does not take minutes.
  */
-export const kitCloudflareRetry: RetryPlan = {
+const kitCloudflareRetry: RetryPlan = {
   ...cloudflareProviderRetry,
   baseDelayMs: 50,
   maxDelayMs: 1000,
@@ -54,7 +54,7 @@ async function callCloudflare<T>(
     apiToken: cloudflare.apiToken,
     retry: kitCloudflareRetry,
     retryable: cloudflareProviderRetries,
-    // No timeout of its own but the kit's run's (`timeoutMs`), as before: 5 minutes, fetch's.
+    // fetch's own limit, as before the kit called through the package: a run's `timeoutMs` bounds it.
     requestTimeoutMs: 300_000,
     sleep: (ms) => new Promise<void>((resolve) => nodeRealm.setTimeout(resolve, ms)),
   });
