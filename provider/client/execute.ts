@@ -1,4 +1,4 @@
-import { EmailApiError, emailApiError, EmailApiErrorDetails, isEmailApiError, withDetails } from "./errors";
+import { EmailApiError, EmailApiErrorDetails, isEmailApiError, withDetails } from "./errors";
 import { backoffDelay, RetryPolicy } from "./retry";
 import { neverSent, OutgoingRequest, SendResult } from "./transport";
 
@@ -139,7 +139,7 @@ function answerStep<T>(
       const serviceMessage = "answered with an empty body (is the base URL right?)";
       return {
         to: "fail",
-        error: emailApiError({ operation: op.operation, kind: "validation", serviceMessage }),
+        error: new EmailApiError({ operation: op.operation, kind: "validation", serviceMessage }),
       };
     }
     const parsed = parseAnswer(op, sent.data);
@@ -214,7 +214,7 @@ function parseAnswer<T>(
       : (error as Error).message;
     return {
       ok: false,
-      error: emailApiError({
+      error: new EmailApiError({
         operation: op.operation,
         kind: "validation",
         serviceMessage: `the answer has an unexpected shape (${detail})`,

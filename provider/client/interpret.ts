@@ -1,4 +1,4 @@
-import { EmailApiError, emailApiError, ErrorKind } from "./errors";
+import { EmailApiError, ErrorKind } from "./errors";
 import { redact } from "./redact";
 
 /** An HTTP answer as it came off the wire. */
@@ -38,7 +38,7 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
   const retryAfterMs = parseRetryAfter(answer.retryAfter);
   const fail = (kind: ErrorKind, serviceMessage: string, code?: string): Failure => ({
     ok: false,
-    error: emailApiError({
+    error: new EmailApiError({
       operation,
       kind,
       httpStatus,

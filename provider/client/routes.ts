@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EmailApiError, emailApiError } from "./errors";
+import { EmailApiError } from "./errors";
 import type { FieldSchemas } from "./schemas";
 import type { CreateRouteInput, Route, UpdateRouteInput } from "./types";
 
@@ -53,7 +53,7 @@ function routeSettings(input: Pick<CreateRouteInput, "mode" | "spamMode">): Reco
 
 /** A route updated without an answer that shows it, and then not found in the list. */
 export function updatedRouteNotListed(id: number): EmailApiError {
-  return emailApiError({
+  return new EmailApiError({
     operation: "routes/update",
     kind: "not-found",
     code: "RouteNotFound",

@@ -41,9 +41,17 @@ export interface DnsRecordsApi {
 }
 
 /** A failed call: what was asked, Cloudflare's status and error codes, never the token. */
-export interface CloudflareApiError extends Error {
-  httpStatus?: number;
-  codes: number[];
+export class CloudflareApiError extends Error {
+  constructor(
+    message: string,
+    /** Cloudflare's error codes (e.g. 81058, "an identical record already exists"). */
+    readonly codes: number[],
+    /** Undefined when no answer arrived. */
+    readonly httpStatus: number | undefined,
+  ) {
+    super(message);
+    this.name = "CloudflareApiError";
+  }
 }
 
 export function isCloudflareApiError(error: unknown): error is CloudflareApiError {
@@ -138,10 +146,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       const said = errors.map((error) => `${error.code} ${error.message ?? ""}`.trim()).join("; ");
       message = `Cloudflare ${what} failed: HTTP ${answer.status}${said ? ` (${said})` : answer.envelope ? "" : ", not Cloudflare's JSON: is the base URL right?"}`;
     }
-    const error = new Error(redact(message, secrets)) as CloudflareApiError;
-    error.codes = codes;
-    error.httpStatus = httpStatus;
-    return error;
+    return new CloudflareApiError(redact(message, secrets), codes, httpStatus);
   }
 
   const transient = (answer: Answer) =>

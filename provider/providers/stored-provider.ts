@@ -24,3 +24,23 @@ export function withoutStoredProvider<T extends StoredProviderProperty>({
  */
 export type ReadAnswer<Inputs, Outputs> =
   { id: string; props: Outputs; inputs: Inputs } | { id: undefined; props: Record<string, never> };
+
+/**
+ * What a provider throws when a create or update got part way: Pulumi's dynamic-provider host
+ * reads `id`, `properties` and `reasons` off it and keeps the resource in state with those
+ * properties (an "initialization failure"), so the next `up` updates it instead of starting over.
+ * `properties` must carry `__provider`: Pulumi stores exactly these properties.
+ */
+export class PartialWriteError extends Error {
+  readonly reasons: string[];
+
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly properties: Record<string, unknown> & StoredProviderProperty,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.reasons = [message];
+  }
+}

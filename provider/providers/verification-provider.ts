@@ -10,7 +10,7 @@ import type { WaitOutcome } from "../verification/report";
 import { WaitClock, waitForChecks, waitTimes } from "../verification/wait";
 import { connectionSetting, READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffByRules, diffProperties, DiffRules } from "./diff";
-import { ReadAnswer, StoredProviderProperty } from "./stored-provider";
+import { PartialWriteError, ReadAnswer, StoredProviderProperty } from "./stored-provider";
 
 /** What a verification records in state, plus its inputs (later versions must keep reading it). */
 export interface VerificationOutputs extends DomainCheck, VerificationInputs {
@@ -137,14 +137,8 @@ async function verify(inputs: VerificationProps, clock: WaitClock): Promise<Veri
   const message = redact(timeoutMessage(domain, inputs.timeoutSeconds, inputs.checks, outcome), [
     connectionSetting("apiKey"),
   ]);
-  // An error with an id keeps the resource in state as not verified (Pulumi's "init failure"),
-  // so the next `up` updates it, i.e. waits again, instead of starting over. The state must
-  // carry `__provider`: Pulumi stores exactly these properties.
-  throw Object.assign(new Error(message), {
-    id: String(inputs.domainId),
-    properties: { ...outs, __provider: inputs.__provider },
-    reasons: [message],
-  });
+  // Kept in state as not verified, so the next `up` updates it, i.e. waits again.
+  throw new PartialWriteError(message, String(inputs.domainId), { ...outs, __provider: inputs.__provider });
 }
 
 function outputs(inputs: VerificationInputs, result: DomainCheck): VerificationOutputs {
