@@ -1,7 +1,6 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import { AdaptiveRateLimiter } from "./adaptive-rate-limiter";
-import type { ResponseSchemas } from "./schemas";
 import type { GatherWindow } from "./gathering";
 import { SingleFlight } from "./single-flight";
 
@@ -15,8 +14,6 @@ export interface ProcessRuntime {
   httpAgent: http.Agent;
   httpsAgent: https.Agent;
   lists: SingleFlight;
-  /** The response parsers, built once per process (building them costs more than a request). */
-  schemas?: ResponseSchemas;
   /**
    * How fast to send, per base URL and key (a service's rate limit counts every client of the
    * key in the process). Optional: a runtime made by an older copy of this package has none.
