@@ -6,6 +6,7 @@ import {
   idSchema,
   nameSchema,
   oneOfSchema,
+  PropertyRule,
 } from "./check-inputs";
 import { routeNameProblem } from "./names";
 
@@ -24,13 +25,16 @@ export interface RouteInputs {
   adopt: boolean;
 }
 
+/** How `check()` reads each of RouteInputs's properties. */
+const ROUTE_RULES: Record<keyof RouteInputs, PropertyRule> = {
+  name: { schema: nameSchema(routeNameProblem), required: true },
+  domainId: { schema: idSchema, required: true },
+  endpointId: { schema: idSchema, required: true },
+  mode: { schema: oneOfSchema(ROUTE_MODES), default: "Endpoint" },
+  spamMode: { schema: oneOfSchema(SPAM_MODES), default: "Mark" },
+  adopt: { schema: booleanSchema, default: false },
+};
+
 export function checkRouteInputs(news: object): CheckedInputs<RouteInputs> {
-  return checkProperties<RouteInputs>("Route", news, {
-    name: { schema: () => nameSchema(routeNameProblem), required: true },
-    domainId: { schema: idSchema, required: true },
-    endpointId: { schema: idSchema, required: true },
-    mode: { schema: () => oneOfSchema(ROUTE_MODES), default: "Endpoint" },
-    spamMode: { schema: () => oneOfSchema(SPAM_MODES), default: "Mark" },
-    adopt: { schema: booleanSchema, default: false },
-  });
+  return checkProperties<RouteInputs>("Route", news, ROUTE_RULES);
 }
