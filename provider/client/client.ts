@@ -45,7 +45,8 @@ import type {
  * and `Transport` (transport.ts) sends through the process's rate limiter. Every failure is an
  * EmailApiError with a kind: auth, not-found, conflict, validation, transient.
  *
- * Build one inside each provider method: it must not be captured by a serialized provider.
+ * The providers get theirs from `serviceClient()` (providers/connection.ts) when a method runs,
+ * after `configure()`.
  */
 export class EmailDeliveryClient {
   private readonly transport: Transport;
