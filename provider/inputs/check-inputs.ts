@@ -3,7 +3,9 @@ import { isUnknown } from "./unknown";
 
 /** A failure as `check()` reports it: Pulumi shows it against the property at preview. */
 export interface CheckFailure {
+  /** The input property that is wrong. */
   property: string;
+  /** Why, in words a Pulumi user reads at preview. */
   reason: string;
 }
 
@@ -23,6 +25,7 @@ export interface CheckedInputs<T> {
    * except that a value unknown at preview is still the engine's placeholder (`UNKNOWN`).
    */
   inputs: T;
+  /** What is wrong with the inputs, one failure per property; empty when they passed. */
   failures: CheckFailure[];
 }
 

@@ -17,11 +17,17 @@ export const SPAM_MODES = ["Mark", "Quarantine", "Fail"] as const;
 
 /** What the route provider works with once `check()` has passed. */
 export interface RouteInputs {
+  /** The route's name: the local part it matches (`*` for every address). */
   name: string;
+  /** The id of the service's domain it belongs to. Changing it replaces the route. */
   domainId: number;
+  /** The id of the endpoint matching mail goes to. */
   endpointId: number;
+  /** What matching mail goes to. */
   mode: RouteMode;
+  /** What happens to spam. */
   spamMode: SpamMode;
+  /** Take over an identical route that already exists on the service instead of failing. */
   adopt: boolean;
 }
 

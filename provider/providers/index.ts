@@ -7,5 +7,13 @@ export {
   type VerificationOutputs,
   type VerificationProvider,
 } from "./verification-provider";
-export type { Created, TypedResourceProvider, Updated } from "./stored-provider";
+export type { Created, ReadAnswer, TypedResourceProvider, Updated } from "./stored-provider";
+export type {
+  CheckedInputs,
+  CheckFailure,
+  ClaimedRecordInputs,
+  DomainInputs,
+  RouteInputs,
+  VerificationInputs,
+} from "../inputs";
 export { CLOUDFLARE_SETTINGS, CONNECTION_SETTINGS } from "./connection";

@@ -52,11 +52,23 @@ type RouteProps = RouteInputs & StoredProviderProperty;
 type RouteState = RouteOutputs & StoredProviderProperty;
 
 /** The inputs `read()` finds for a route: those that would make it as it is. */
-const READ_INPUTS = ["name", "domainId", "endpointId", "mode", "spamMode", "adopt"] as const;
-type ReadInputs = Pick<RouteOutputs, (typeof READ_INPUTS)[number]>;
+export type RouteReadInputs = Pick<
+  RouteOutputs,
+  "name" | "domainId" | "endpointId" | "mode" | "spamMode" | "adopt"
+>;
+
+/** The names of {@link RouteReadInputs}, for picking them from the outputs. */
+const READ_INPUTS = [
+  "name",
+  "domainId",
+  "endpointId",
+  "mode",
+  "spamMode",
+  "adopt",
+] as const satisfies readonly (keyof RouteReadInputs)[];
 
 /** The routeProvider as callers see it: every method there, each answer typed (see `TypedResourceProvider`). */
-export type RouteProvider = TypedResourceProvider<RouteInputs, RouteOutputs, ReadInputs>;
+export type RouteProvider = TypedResourceProvider<RouteInputs, RouteOutputs, RouteReadInputs>;
 
 /**
  * An inbound route. The API cannot move a route to another domain, so a new `domainId` replaces
@@ -104,7 +116,7 @@ export const routeProvider: RouteProvider = {
     }
   },
 
-  async read(id: string, state: RouteState): Promise<ReadAnswer<ReadInputs, RouteOutputs>> {
+  async read(id: string, state: RouteState): Promise<ReadAnswer<RouteReadInputs, RouteOutputs>> {
     const client = serviceClient();
     // Both lists are shared with every other resource's refresh in this process.
     const reuse = { maxAgeMs: READ_LIST_MAX_AGE_MS };

@@ -26,7 +26,20 @@ export function withoutStoredProvider<T extends StoredProviderProperty>({
  * `ReadResult` types `inputs` as outputs, which neither answer is.
  */
 export type ReadAnswer<Inputs, Outputs> =
-  { id: string; props: Outputs; inputs: Inputs } | { id: undefined; props: Record<string, never> };
+  | {
+      /** The object's id: it exists. */
+      id: string;
+      /** Its state as read. */
+      props: Outputs;
+      /** The inputs that would make it as it is. */
+      inputs: Inputs;
+    }
+  | {
+      /** No id: the object is gone. */
+      id: undefined;
+      /** Nothing. */
+      props: Record<string, never>;
+    };
 
 /**
  * What a provider throws when a create or update got part way: Pulumi's dynamic-provider host
@@ -53,12 +66,15 @@ export class PartialWriteError extends Error {
  * `CreateResult` leaves `outs` optional; these providers always give them.
  */
 export interface Created<Outputs> {
+  /** The new object's id on the service (or Cloudflare), as Pulumi records it. */
   id: string;
+  /** Everything the resource records in state. */
   outs: Outputs;
 }
 
 /** What `update()` answers: everything the object records now. */
 export interface Updated<Outputs> {
+  /** Everything the resource records in state. */
   outs: Outputs;
 }
 
