@@ -17,14 +17,13 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../emulator";
-import { REPO_ROOT } from "../packaging/clean-clone";
 import { measureColdStart } from "./cold-start";
 import { refreshHost } from "./host-refresh";
 import { LifecycleResult, runLifecycle } from "./lifecycle";
 import { MemoryPeak, sampleMemory } from "./memory";
 import { measureOverhead } from "./overhead";
 import { installPackage } from "./package";
-import { measureProviderTexts, serializeByValue } from "./provider-text";
+import { measureProviderTexts } from "./provider-text";
 import { measureRateLimited, RateLimitedFigures } from "./rate-limit";
 import { BenchResults, formatReport, writeResults } from "./report";
 import { since, startBenchEmulator } from "./setup";
@@ -57,16 +56,10 @@ async function main(): Promise<void> {
   const { providers } = installed;
   const emulator = await startBenchEmulator();
   try {
-    progress("serializing the providers by value, as before the loader");
-    const byValue = await serializeByValue();
-    const texts = { loader: installed.texts, "by value": byValue };
     progress("provider texts: size, and load time in fresh processes");
-    const providerTexts = await measureProviderTexts([
-      { form: "loader", texts: installed.texts, cwd: installed.dir },
-      { form: "by value", texts: byValue, cwd: REPO_ROOT },
-    ]);
+    const providerTexts = await measureProviderTexts(installed.texts, installed.dir);
     progress("state size for N = 1, 10, 50 domains");
-    const stateSize = await measureStateSize(emulator, providers, texts);
+    const stateSize = await measureStateSize(emulator, providers, installed.texts);
 
     // Memory first, in a lifecycle of its own without the host: the host refresh encodes every
     // Read in this process, which is the harness's memory, not the providers'.
@@ -77,15 +70,15 @@ async function main(): Promise<void> {
     const memory: MemoryPeak & { routes: number } = { ...sampler.stop(), routes: largest };
 
     const lifecycle: LifecycleResult[] = [];
-    const hostWith = (form: "loader" | "by value", cwd: string) =>
+    const hostRefresh = () =>
       refreshHost(emulator, {
         texts: {
-          domain: texts[form].Domain,
-          route: texts[form].Route,
-          verification: texts[form].DomainVerification,
+          domain: installed.texts.Domain,
+          route: installed.texts.Route,
+          verification: installed.texts.DomainVerification,
         },
-        cwd,
-        step: form === "loader" ? "refresh (host)" : "refresh (host, by value)",
+        cwd: installed.dir,
+        step: "refresh (host)",
       });
     for (const n of sizes) {
       progress(`lifecycle, N = ${n}`);
@@ -93,14 +86,8 @@ async function main(): Promise<void> {
         await runLifecycle(emulator, {
           routes: n,
           providers,
-          // Through the host with the stored loader; at the largest N also with the text stored
-          // before it, for comparison.
-          afterCreate: viaHost
-            ? async (fleet) => [
-                await hostWith("loader", installed.dir).refresh(fleet),
-                ...(n === largest ? [await hostWith("by value", REPO_ROOT).refresh(fleet)] : []),
-              ]
-            : undefined,
+          // Through the host, with the stored loader.
+          afterCreate: viaHost ? async (fleet) => [await hostRefresh().refresh(fleet)] : undefined,
         }),
       );
     }

@@ -2,7 +2,7 @@ import type { DnsRecord } from "../provider/client";
 import type { BenchEmulator } from "./emulator-process";
 import { publishRecords } from "./records";
 import type { StoredType } from "./package";
-import { storedBytes, TextForm } from "./provider-text";
+import { storedBytes } from "./provider-text";
 import { BenchProviders, configureProviders } from "./setup";
 
 /** One dynamic resource as the engine stores it: inputs and outputs, each with `__provider`. */
@@ -16,21 +16,21 @@ export interface StateSizeFigures {
   domains: number;
   /** Dynamic resources: per domain, the domain, its verification and two routes (the basic example). */
   dynamicResources: number;
-  /** Per form: the dynamic resources' inputs and outputs as stored (JSON), and the provider text's share of it. */
-  bytes: Record<TextForm, { state: number; providerText: number }>;
+  /** The dynamic resources' inputs and outputs as stored (JSON), and the loader text's share of it. */
+  bytes: { state: number; providerText: number };
 }
 
 /**
  * The dynamic resources' part of a stack's state for N domains shaped like the basic example
- * (each: the domain, its verification, a `support` and a `*` route), in each provider-text form.
+ * (each: the domain, its verification, a `support` and a `*` route), each storing its loader text.
  * One such domain is made through the providers against the emulator (its records published, so
  * the verification's outputs are those of a verified domain); its resources' inputs and outputs,
- * as the engine would store them with each form's text, are measured and multiplied by N.
+ * as the engine stores them, are measured and multiplied by N.
  */
 export async function measureStateSize(
   emulator: BenchEmulator,
   providers: BenchProviders,
-  texts: Record<TextForm, Record<StoredType, string>>,
+  texts: Record<StoredType, string>,
   counts = [1, 10, 50],
 ): Promise<StateSizeFigures[]> {
   await configureProviders(emulator, providers);
@@ -62,30 +62,18 @@ export async function measureStateSize(
   await providers.routeProvider.delete!(catchAll.id, catchAll.outs!);
   await providers.domainProvider.delete!(domain.id, domain.outs!);
 
-  const perDomain = (form: TextForm) => {
-    let state = 0;
-    let providerText = 0;
-    for (const { type, inputs, outputs } of stored) {
-      const text = texts[form][type];
-      state += Buffer.byteLength(
-        JSON.stringify({
-          inputs: { ...inputs, __provider: text },
-          outputs: { ...outputs, __provider: text },
-        }),
-      );
-      providerText += storedBytes(text);
-    }
-    return { state, providerText };
-  };
-  const forms = Object.keys(texts) as TextForm[];
+  let state = 0;
+  let providerText = 0;
+  for (const { type, inputs, outputs } of stored) {
+    const text = texts[type];
+    state += Buffer.byteLength(
+      JSON.stringify({ inputs: { ...inputs, __provider: text }, outputs: { ...outputs, __provider: text } }),
+    );
+    providerText += storedBytes(text);
+  }
   return counts.map((domains) => ({
     domains,
     dynamicResources: domains * stored.length,
-    bytes: Object.fromEntries(
-      forms.map((form) => {
-        const one = perDomain(form);
-        return [form, { state: domains * one.state, providerText: domains * one.providerText }];
-      }),
-    ) as StateSizeFigures["bytes"],
+    bytes: { state: domains * state, providerText: domains * providerText },
   }));
 }

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
+import { processState } from "../provider/process-state";
 import type { Program } from "./program-run";
 import { projectTypeScriptUtils } from "./pulumi-internals";
 
@@ -77,8 +78,8 @@ function isEsModule(file: string): boolean {
 
 /** Registers ts-node once, as `@pulumi/pulumi/cmd/run` does for a TypeScript program. */
 function registerTypeScript(project: string): void {
-  const holder = globalThis as unknown as Record<string, boolean | undefined>;
-  if (holder.__pulumiEmailDeliveryTsRegistered_v1 || require.extensions[".ts"]) return;
+  const state = processState();
+  if (state.typeScriptRegistered || require.extensions[".ts"]) return;
   const load = createRequire(`${project}/`);
   const tsutils = projectTypeScriptUtils(project);
   const { tsnodeRequire, typescriptRequire } = tsutils.typeScriptRequireStrings();
@@ -93,7 +94,7 @@ function registerTypeScript(project: string): void {
       ...tsutils.loadTypeScriptCompilerOptions(tsconfig),
     },
   });
-  holder.__pulumiEmailDeliveryTsRegistered_v1 = true;
+  state.typeScriptRegistered = true;
 }
 
 /** Drops the project's own modules (not its node_modules) from Node's cache, so the program runs again. */

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as pulumi from "@pulumi/pulumi";
-import { KIT_RUN_STOP } from "../provider/verification/kit-run-stop";
+import { setKitRunStop } from "../provider/verification/kit-run-stop";
 import { MonitorRegistrations } from "./mock-monitor";
 import { errorMessage, plainValue } from "./mock-values";
 import { nodeRealm, runConfig, SECRET_CONFIG_KEYS } from "./node-realm";
@@ -144,11 +144,7 @@ export class Run {
       this.config,
       (this.options.secretConfigKeys ?? SECRET_CONFIG_KEYS).filter((key) => key in this.config),
     );
-    (nodeRealm.globalThis as unknown as Record<symbol, unknown>)[KIT_RUN_STOP] = this.stopSignal.signal;
-    this.restore.push(() => {
-      const holder = nodeRealm.globalThis as unknown as Record<symbol, unknown>;
-      if (holder[KIT_RUN_STOP] === this.stopSignal.signal) delete holder[KIT_RUN_STOP];
-    });
+    this.restore.push(setKitRunStop(nodeRealm.globalThis, this.stopSignal.signal));
     this.monitor.watch();
     this.restore.push(takeUnhandledRejections((reason) => this.unhandled(reason)));
     this.restore.push(...captureProviderLogs(this.record.providerLogs));

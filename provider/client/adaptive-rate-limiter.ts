@@ -99,8 +99,6 @@ export class AdaptiveRateLimiter {
   private nextSendAt: number;
   private timer: unknown;
 
-  // Fields are set here, not with initializers: Pulumi's closure serializer drops class-field
-  // initializers, and this class is serialized with a provider that someone serializes.
   constructor(options: AdaptiveRateLimiterOptions = {}, clock: LimiterClock = systemClock()) {
     this.settings = {
       maxInFlight: 32,
@@ -153,8 +151,6 @@ export class AdaptiveRateLimiter {
   acquireWithin(maxWaitMs: number): Promise<Permit | undefined> {
     if (this.waiting.length === 0 && this.tryStart()) return Promise.resolve(this.permit());
     return new Promise((resolve) => {
-      // Declared first: Pulumi's closure serializer cannot capture a variable used before its
-      // declaration (a program that serializes these providers serializes this too).
       const pending: { timer?: unknown; waiter?: () => void } = {};
       pending.waiter = () => {
         this.clock.clearTimer(pending.timer);

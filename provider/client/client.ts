@@ -1,7 +1,8 @@
 import { createDomainWithRecords, DomainCreation } from "./domain-creation";
+import { createdDomainSchema, domainCheckSchema, domainListSchema } from "./domains";
 import { isObjectNotFound } from "./errors";
 import { execute, Operation, systemTime } from "./execute";
-import { encodeMessage, encodeServer } from "./messages";
+import { createdServerSchema, encodeMessage, encodeServer, sentMessageSchema } from "./messages";
 import {
   domainMadeByLostCreate,
   findDomain,
@@ -11,10 +12,14 @@ import {
   sameRouteName,
 } from "./natural-keys";
 import { ListPage, readWholeList } from "./pages";
-import { processRuntime } from "./process-runtime";
 import { defaultRetryPolicy, RetryPolicy } from "./retry";
-import { encodeCreateRoute, encodeUpdateRoute, updatedRouteNotListed } from "./routes";
-import { ResponseSchemas, responseSchemas } from "./schemas";
+import {
+  encodeCreateRoute,
+  encodeUpdateRoute,
+  routeAnswerSchema,
+  routeListSchema,
+  updatedRouteNotListed,
+} from "./routes";
 import type { ClientSettings, ListOptions } from "./settings";
 import { domainChecked, domainDeleted, putObject, removeObject, routeWritten } from "./list-patches";
 import { freshList, ListChanges, sharedList, writeThrough } from "./shared-lists";
@@ -40,12 +45,12 @@ import type {
  * and `Transport` (transport.ts) sends through the process's rate limiter. Every failure is an
  * EmailApiError with a kind: auth, not-found, conflict, validation, transient.
  *
- * Build one inside each provider method: it must not be captured by a serialized provider.
+ * The providers get theirs from `serviceClient()` (providers/connection.ts) when a method runs,
+ * after `configure()`.
  */
 export class EmailDeliveryClient {
   private readonly transport: Transport;
   private readonly policy: RetryPolicy;
-  private schemaCache?: ResponseSchemas;
 
   constructor(private readonly settings: ClientSettings) {
     this.transport = new Transport(settings);
@@ -85,7 +90,7 @@ export class EmailDeliveryClient {
         operation: "domains/create",
         body: { name },
         parse: (data) => {
-          const created = this.schemas().createdDomain.parse(data);
+          const created = createdDomainSchema.parse(data);
           // Another request's answer (a proxy's cache, a confused connection) is no answer to ours.
           if (!sameDomainName(created.domain.name, name)) {
             throw new Error(`the answer is about another domain, ${created.domain.name}`);
@@ -119,7 +124,7 @@ export class EmailDeliveryClient {
       this.execute({
         operation: "domains/check",
         body: { id },
-        parse: (data) => this.schemas().check.parse(data),
+        parse: (data) => domainCheckSchema.parse(data),
         timeoutMs: this.settings.checkTimeoutMs ?? 60_000,
         afterLostAnswer: "resend",
       });
@@ -160,7 +165,7 @@ export class EmailDeliveryClient {
         operation: "routes/create",
         body: encodeCreateRoute(input),
         parse: (data) => {
-          const route = this.schemas().routeAnswer.parse(data);
+          const route = routeAnswerSchema.parse(data);
           // Another request's answer is no answer to ours (an answer without a domain id may be).
           if (!sameRouteName({ name: route.name, domainId: route.domainId ?? input.domainId }, input)) {
             throw new Error(`the answer is about another route, ${route.name}`);
@@ -189,7 +194,7 @@ export class EmailDeliveryClient {
         body: encodeUpdateRoute(input),
         // The spec does not show update's answer: use it when it is a route, else read it back.
         parse: (data) => {
-          const parsed = this.schemas().routeAnswer.safeParse(data);
+          const parsed = routeAnswerSchema.safeParse(data);
           return parsed.success ? parsed.data : undefined;
         },
         afterLostAnswer: "resend",
@@ -214,7 +219,7 @@ export class EmailDeliveryClient {
     return this.execute({
       operation: "send/message",
       body: encodeMessage(input),
-      parse: (data) => this.schemas().sentMessage.parse(data),
+      parse: (data) => sentMessageSchema.parse(data),
       afterLostAnswer: "stop",
     });
   }
@@ -225,7 +230,7 @@ export class EmailDeliveryClient {
       operation: "server/create",
       auth: "master",
       body: encodeServer(input),
-      parse: (data) => this.schemas().createdServer.parse(data),
+      parse: (data) => createdServerSchema.parse(data),
       afterLostAnswer: "stop",
     });
   }
@@ -244,11 +249,11 @@ export class EmailDeliveryClient {
   }
 
   private fetchDomains(policy?: Partial<RetryPolicy>, timeoutMs?: number): Promise<Domain[]> {
-    return this.fetchList("domains/list", (data) => this.schemas().domainList.parse(data), policy, timeoutMs);
+    return this.fetchList("domains/list", (data) => domainListSchema.parse(data), policy, timeoutMs);
   }
 
   private fetchRoutes(policy?: Partial<RetryPolicy>, timeoutMs?: number): Promise<Route[]> {
-    return this.fetchList("routes/list", (data) => this.schemas().routeList.parse(data), policy, timeoutMs);
+    return this.fetchList("routes/list", (data) => routeListSchema.parse(data), policy, timeoutMs);
   }
 
   /** A whole list, every page of it (pages.ts) within one time budget. */
@@ -275,10 +280,6 @@ export class EmailDeliveryClient {
   /** Runs a write and applies its answer to the process's lists it changes (shared-lists.ts). */
   private write<T>(run: () => Promise<T>, changes: ListChanges<T>): Promise<T> {
     return writeThrough((kind) => this.transport.listKey(kind), run, changes);
-  }
-
-  private schemas(): ResponseSchemas {
-    return (this.schemaCache ??= processRuntime().schemas ??= responseSchemas());
   }
 
   private execute<T>(op: Operation<T>): Promise<T> {

@@ -41,24 +41,45 @@ export interface ExistingObject {
 }
 
 /**
- * A plain `Error` carrying the details. Not a subclass: Pulumi's closure serializer turns
- * `class X extends Error` into `Error.call(this, …)`, which leaves `message` and `stack` unset in
- * the serialized provider. Build one with `emailApiError()`, recognise one with `isEmailApiError()`.
+ * The error every client operation fails with. Recognise one with `isEmailApiError()` where the
+ * error may come from another copy of this package's modules (jest's module registries, the test
+ * kit's Node realm, two installs in one program): `instanceof` holds only within one copy.
  */
-export type EmailApiError = Error &
-  Readonly<EmailApiErrorDetails> & {
-    /** Always `EmailApiError`: what {@link isEmailApiError} checks, with `kind` and `operation`. */
-    readonly name: "EmailApiError";
-  };
+export class EmailApiError extends Error implements Readonly<EmailApiErrorDetails> {
+  /** Always `EmailApiError`: what {@link isEmailApiError} checks, with `kind` and `operation`. */
+  declare readonly name: "EmailApiError";
+  /** {@inheritDoc EmailApiErrorDetails.operation} */
+  declare readonly operation: string;
+  /** {@inheritDoc EmailApiErrorDetails.kind} */
+  declare readonly kind: ErrorKind;
+  /** {@inheritDoc EmailApiErrorDetails.httpStatus} */
+  declare readonly httpStatus?: number;
+  /** {@inheritDoc EmailApiErrorDetails.code} */
+  declare readonly code?: string;
+  /** {@inheritDoc EmailApiErrorDetails.serviceMessage} */
+  declare readonly serviceMessage: string;
+  /** {@inheritDoc EmailApiErrorDetails.outcomeUnknown} */
+  declare readonly outcomeUnknown?: boolean;
+  /** {@inheritDoc EmailApiErrorDetails.attempts} */
+  declare readonly attempts?: number;
+  /** {@inheritDoc EmailApiErrorDetails.retryAfterMs} */
+  declare readonly retryAfterMs?: number;
+  /** {@inheritDoc EmailApiErrorDetails.existing} */
+  declare readonly existing?: ExistingObject;
 
-/** Builds an {@link EmailApiError}, its message made from the details. */
-export function emailApiError(details: EmailApiErrorDetails): EmailApiError {
-  const error = new Error(formatMessage(details)) as Error & EmailApiErrorDetails;
-  error.name = "EmailApiError";
-  for (const [key, value] of Object.entries(details)) {
-    if (value !== undefined) (error as unknown as Record<string, unknown>)[key] = value;
+  /** An error whose message is made from `details`; it holds each detail given. */
+  constructor(details: EmailApiErrorDetails) {
+    super(formatMessage(details));
+    // Own properties, and only those given: what callers (and jest's matchers) have always seen.
+    const fields: Record<string, unknown> = { name: "EmailApiError" };
+    for (const [key, value] of Object.entries(details)) if (value !== undefined) fields[key] = value;
+    Object.assign(this, fields);
   }
-  return error as EmailApiError;
+}
+
+/** Builds an {@link EmailApiError}: the same as `new EmailApiError(details)`. */
+export function emailApiError(details: EmailApiErrorDetails): EmailApiError {
+  return new EmailApiError(details);
 }
 
 /** The details of an error, without the Error machinery. */
@@ -78,10 +99,13 @@ export function errorDetails(error: EmailApiError): EmailApiErrorDetails {
 
 /** The same error with more context (attempt count, unknown outcome). */
 export function withDetails(error: EmailApiError, extra: Partial<EmailApiErrorDetails>): EmailApiError {
-  return emailApiError({ ...errorDetails(error), ...extra });
+  return new EmailApiError({ ...errorDetails(error), ...extra });
 }
 
-/** Whether `error` is an {@link EmailApiError} (by its name and fields: it is not a class). */
+/**
+ * Whether `error` is an {@link EmailApiError}, by its name and fields: also one made by another
+ * copy of this package's modules, which `instanceof` does not recognise.
+ */
 export function isEmailApiError(error: unknown): error is EmailApiError {
   return error instanceof Error && error.name === "EmailApiError" && "kind" in error && "operation" in error;
 }

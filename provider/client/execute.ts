@@ -1,4 +1,4 @@
-import { EmailApiError, emailApiError, EmailApiErrorDetails, isEmailApiError, withDetails } from "./errors";
+import { EmailApiError, EmailApiErrorDetails, isEmailApiError, withDetails } from "./errors";
 import { emailApiWaits, RetryPolicy } from "./retry";
 import { Clock, retrying, Try } from "./retry-loop";
 import { neverSent, OutgoingRequest, SendResult } from "./transport";
@@ -126,7 +126,7 @@ function answerStep<T>(
       const serviceMessage = "answered with an empty body (is the base URL right?)";
       return {
         to: "fail",
-        error: emailApiError({ operation: op.operation, kind: "validation", serviceMessage }),
+        error: new EmailApiError({ operation: op.operation, kind: "validation", serviceMessage }),
       };
     }
     const parsed = parseAnswer(op, sent.data);
@@ -201,7 +201,7 @@ function parseAnswer<T>(
       : (error as Error).message;
     return {
       ok: false,
-      error: emailApiError({
+      error: new EmailApiError({
         operation: op.operation,
         kind: "validation",
         serviceMessage: `the answer has an unexpected shape (${detail})`,

@@ -1,4 +1,4 @@
-import { EmailApiError, emailApiError, ErrorKind } from "./errors";
+import { EmailApiError, ErrorKind } from "./errors";
 import { redact } from "./redact";
 import { emailApiRetries, isRetryable, parseRetryAfter } from "./retry";
 
@@ -39,7 +39,7 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
   const retryAfterMs = parseRetryAfter(answer.retryAfter);
   const fail = (kind: ErrorKind, serviceMessage: string, code?: string): Failure => ({
     ok: false,
-    error: emailApiError({
+    error: new EmailApiError({
       operation,
       kind,
       httpStatus,

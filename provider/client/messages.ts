@@ -1,38 +1,35 @@
 import { z } from "zod";
-import type { FieldSchemas } from "./schemas";
+import { id } from "./schemas";
 import type { CreatedServer, CreateServerInput, SendMessageInput, SentMessage } from "./types";
 
-/** Parsers of `send/message` and `server/create` answers. Built on demand (see schemas.ts). */
-export function messageSchemas({ id }: FieldSchemas) {
-  const sentMessage = z
-    .object({
-      message_id: z.string(),
-      messages: z.record(z.string(), z.object({ id, token: z.string() })).default({}),
-    })
-    .transform((raw): SentMessage => ({ messageId: raw.message_id, messages: raw.messages }));
+/** `send/message`'s answer. */
+export const sentMessageSchema = z
+  .object({
+    message_id: z.string(),
+    messages: z.record(z.string(), z.object({ id, token: z.string() })).default({}),
+  })
+  .transform((raw): SentMessage => ({ messageId: raw.message_id, messages: raw.messages }));
 
-  const createdServer = z
-    .object({
-      id: id.optional(),
-      uuid: z.string().optional(),
-      name: z.string(),
-      permalink: z.string().optional(),
-      mode: z.string().optional(),
-      api_key: z.string().optional(),
-      smtp_key: z.string().optional(),
-    })
-    .transform((raw): CreatedServer => ({
-      id: raw.id,
-      uuid: raw.uuid,
-      name: raw.name,
-      permalink: raw.permalink,
-      mode: raw.mode,
-      apiKey: raw.api_key,
-      smtpKey: raw.smtp_key,
-    }));
-
-  return { sentMessage, createdServer };
-}
+/** `server/create`'s answer. */
+export const createdServerSchema = z
+  .object({
+    id: id.optional(),
+    uuid: z.string().optional(),
+    name: z.string(),
+    permalink: z.string().optional(),
+    mode: z.string().optional(),
+    api_key: z.string().optional(),
+    smtp_key: z.string().optional(),
+  })
+  .transform((raw): CreatedServer => ({
+    id: raw.id,
+    uuid: raw.uuid,
+    name: raw.name,
+    permalink: raw.permalink,
+    mode: raw.mode,
+    apiKey: raw.api_key,
+    smtpKey: raw.smtp_key,
+  }));
 
 /** The body of `send/message` (Postal's legacy send API), without the fields not given. */
 export function encodeMessage(input: SendMessageInput): Record<string, unknown> {

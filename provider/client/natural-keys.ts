@@ -1,4 +1,4 @@
-import { EmailApiError, emailApiError, ExistingObject, isEmailApiError } from "./errors";
+import { EmailApiError, ExistingObject, isEmailApiError } from "./errors";
 import type { CreateRouteInput, Domain, Route } from "./types";
 
 /**
@@ -66,7 +66,7 @@ export function routeMadeByLostCreate(routes: readonly Route[], input: CreateRou
  * holder, so nothing may claim it.
  */
 export function nameTaken(operation: string, what: string, holder: ExistingObject): EmailApiError {
-  return emailApiError({
+  return new EmailApiError({
     operation,
     kind: "conflict",
     code: "AlreadyExists",

@@ -1,4 +1,4 @@
-import { emailApiError } from "./errors";
+import { EmailApiError } from "./errors";
 
 /**
  * Paged lists. Postal answers a list with every object at once; a fork wraps it as
@@ -145,7 +145,7 @@ export async function readWholeList<T extends { id: number }>(
     }
     if (step.next === "done") return items;
     if (step.next === "refuse" || restarts === 2) {
-      throw emailApiError({
+      throw new EmailApiError({
         operation,
         kind: "validation",
         code: "IncompleteList",

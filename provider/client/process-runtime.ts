@@ -1,30 +1,9 @@
 import * as http from "node:http";
 import * as https from "node:https";
+import { ProcessRuntime, processState } from "../process-state";
 import { AdaptiveRateLimiter } from "./adaptive-rate-limiter";
-import type { ResponseSchemas } from "./schemas";
 import type { GatherWindow } from "./gathering";
 import { SingleFlight } from "./single-flight";
-
-/**
- * What every client in this process shares: keep-alive connection pools and the single-flight
- * registry. It lives on `globalThis`, so that every copy of this package's modules in one provider
- * host shares it: a program that wraps the providers in its own `pulumi.dynamic.Resource` gets each
- * serialized with its own copy of them.
- */
-export interface ProcessRuntime {
-  httpAgent: http.Agent;
-  httpsAgent: https.Agent;
-  lists: SingleFlight;
-  /** The response parsers, built once per process (building them costs more than a request). */
-  schemas?: ResponseSchemas;
-  /**
-   * How fast to send, per base URL and key (a service's rate limit counts every client of the
-   * key in the process). Optional: a runtime made by an older copy of this package has none.
-   */
-  rateLimiters?: Map<string, AdaptiveRateLimiter>;
-  /** Writes under way, per service and key: whether a fresh list waits for more creates (shared-lists.ts). */
-  writesUnderWay?: Map<string, number>;
-}
 
 /**
  * How long a fresh list (a create's proof that its name is free) waits for more creates before it
@@ -46,32 +25,27 @@ function newLists(): SingleFlight {
 const MAX_SOCKETS_PER_HOST = 32;
 
 /**
- * Where the runtime lives on `globalThis`. A versioned string key: a Symbol at module top level
- * would not survive serialization. Bump the version whenever the runtime's shape changes: an older
- * copy of the package in the same host (a program's own serialized provider) keeps using its own
- * slot. v2: paged lists and `SingleFlight.runStartedAfterCall`. v3: lists patched by writes
- * (`SingleFlight.patch`) and fresh lists gathered (`SingleFlight`'s gathering window).
+ * What every client in this process shares, made on first use: process-wide, so that every copy
+ * of the package's modules in the process shares it (see `ProcessState`).
  */
-const RUNTIME_SLOT = "__pulumiEmailDeliveryRuntime_v3";
-
 export function processRuntime(): ProcessRuntime {
-  const holder = globalThis as unknown as Record<string, ProcessRuntime | undefined>;
-  let runtime = holder[RUNTIME_SLOT];
-  if (!runtime) {
+  const state = processState();
+  if (!state.runtime) {
     const agentOptions = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, scheduling: "lifo" as const };
-    runtime = {
+    state.runtime = {
       httpAgent: new http.Agent(agentOptions),
       httpsAgent: new https.Agent(agentOptions),
       lists: newLists(),
+      rateLimiters: new Map(),
+      writesUnderWay: new Map(),
     };
-    holder[RUNTIME_SLOT] = runtime;
   }
-  return runtime;
+  return state.runtime;
 }
 
 /** The rate limiter of one base URL and key (`scope`), made on first use. */
 export function rateLimiterFor(scope: string): AdaptiveRateLimiter {
-  const limiters = (processRuntime().rateLimiters ??= new Map());
+  const limiters = processRuntime().rateLimiters;
   let limiter = limiters.get(scope);
   if (!limiter) {
     // Capped at the connection pool's size, so that before any 429 it holds back nothing the
@@ -94,6 +68,6 @@ export function forgetRateLimits(): void {
  * in (the test kit runs them in Node's own, not jest's sandbox).
  */
 export function forgetSharedLists(realm: object = globalThis): void {
-  const runtime = (realm as Record<string, ProcessRuntime | undefined>)[RUNTIME_SLOT];
+  const runtime = processState(realm).runtime;
   if (runtime) runtime.lists = newLists();
 }

@@ -1,30 +1,34 @@
 import { z } from "zod";
-import { EmailApiError, emailApiError } from "./errors";
-import type { FieldSchemas } from "./schemas";
+import { EmailApiError } from "./errors";
+import { id, listPage, optionalId, unwrapped } from "./schemas";
 import type { CreateRouteInput, Route, UpdateRouteInput } from "./types";
 
-/** The parser of a route as the service answers it. Built on demand (see schemas.ts). */
-export function routeSchema({ id, optionalId }: FieldSchemas) {
-  return z
-    .object({
-      id,
-      uuid: z.string().nullish(),
-      name: z.string(),
-      domain_id: optionalId,
-      endpoint_id: optionalId,
-      mode: z.string().nullish(),
-      spam_mode: z.string().nullish(),
-    })
-    .transform((raw): Route => ({
-      id: raw.id,
-      uuid: raw.uuid ?? "",
-      name: raw.name,
-      domainId: raw.domain_id,
-      endpointId: raw.endpoint_id,
-      mode: raw.mode ?? "Endpoint",
-      spamMode: raw.spam_mode ?? "Mark",
-    }));
-}
+/** A route as the service answers it. */
+export const routeSchema = z
+  .object({
+    id,
+    uuid: z.string().nullish(),
+    name: z.string(),
+    domain_id: optionalId,
+    endpoint_id: optionalId,
+    mode: z.string().nullish(),
+    spam_mode: z.string().nullish(),
+  })
+  .transform((raw): Route => ({
+    id: raw.id,
+    uuid: raw.uuid ?? "",
+    name: raw.name,
+    domainId: raw.domain_id,
+    endpointId: raw.endpoint_id,
+    mode: raw.mode ?? "Endpoint",
+    spamMode: raw.spam_mode ?? "Mark",
+  }));
+
+/** One page of `routes/list`. */
+export const routeListSchema = listPage("routes", routeSchema);
+
+/** The route `routes/create` and `routes/update` answer, bare or as `{route: {...}}`. */
+export const routeAnswerSchema = unwrapped("route", routeSchema);
 
 /** The body of `routes/create`; what is left out takes the service's default. */
 export function encodeCreateRoute(input: CreateRouteInput): Record<string, unknown> {
@@ -53,7 +57,7 @@ function routeSettings(input: Pick<CreateRouteInput, "mode" | "spamMode">): Reco
 
 /** A route updated without an answer that shows it, and then not found in the list. */
 export function updatedRouteNotListed(id: number): EmailApiError {
-  return emailApiError({
+  return new EmailApiError({
     operation: "routes/update",
     kind: "not-found",
     code: "RouteNotFound",

@@ -4,7 +4,7 @@ import type { ListOptions } from "./settings";
 import type { Domain, Route } from "./types";
 
 /**
- * Lists shared process-wide (across separately serialized providers too), by key: one per base
+ * Lists shared process-wide (by every copy of the package's modules), by key: one per base
  * URL, API key and kind, since only those clients get the same answer.
  */
 
@@ -35,7 +35,7 @@ function serviceOf(listKey: string): string {
 
 /** Writes under way in this process, per service and key. */
 function writesUnderWay(): Map<string, number> {
-  return (processRuntime().writesUnderWay ??= new Map());
+  return processRuntime().writesUnderWay;
 }
 
 /** The kinds of list a write may change. */

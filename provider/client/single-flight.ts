@@ -55,8 +55,6 @@ export class SingleFlight {
   private readonly gather: GatherWindow;
   private started: number;
 
-  // Fields are set here, not with initializers: Pulumi's closure serializer drops class-field
-  // initializers, and this class is serialized with a provider that someone serializes.
   constructor(options: SingleFlightOptions = {}) {
     this.shared = new Map();
     this.generations = new Map();

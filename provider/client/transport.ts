@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Got } from "got";
-import { EmailApiError, emailApiError } from "./errors";
+import { EmailApiError } from "./errors";
 import { Interpretation, interpretAnswer } from "./interpret";
 import { outcomeOf, RequestOutcome } from "./adaptive-rate-limiter";
 import { keyProblem } from "./key-check";
@@ -88,7 +88,7 @@ export class Transport {
     const key = auth === "master" ? this.settings.masterKey : this.apiKey;
     if (!key) {
       const who = auth === "master" ? "master key" : "API key";
-      const error = emailApiError({
+      const error = new EmailApiError({
         operation,
         kind: "auth",
         serviceMessage: `no ${who} is configured for this client`,
@@ -102,7 +102,7 @@ export class Transport {
     const permit = await (waitMs === undefined ? limiter.acquire() : limiter.acquireWithin(waitMs));
     const queuedMs = Date.now() - queuedFrom;
     if (!permit) {
-      const error = emailApiError({
+      const error = new EmailApiError({
         operation,
         kind: "transient",
         code: HELD_BACK,
@@ -171,7 +171,7 @@ function networkError(
   else serviceMessage = `the connection to ${baseUrl} failed before an answer arrived (${code})`;
   // Only the code and our own words: got's error carries the request options, headers included.
   // The base URL is ours too, but a key pasted into it (in any letter case) must not show.
-  return emailApiError({
+  return new EmailApiError({
     operation,
     kind: "transient",
     code,

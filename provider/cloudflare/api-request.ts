@@ -58,9 +58,17 @@ export type Answer =
   | { kind: "lost"; reason: string };
 
 /** A failed call: what was asked, Cloudflare's status and error codes, never the token. */
-export interface CloudflareApiError extends Error {
-  httpStatus?: number;
-  codes: number[];
+export class CloudflareApiError extends Error {
+  constructor(
+    message: string,
+    /** Cloudflare's error codes (e.g. 81058, "an identical record already exists"). */
+    readonly codes: number[],
+    /** Undefined when no answer arrived. */
+    readonly httpStatus: number | undefined,
+  ) {
+    super(message);
+    this.name = "CloudflareApiError";
+  }
 }
 
 export function isCloudflareApiError(error: unknown): error is CloudflareApiError {
@@ -98,7 +106,7 @@ class OutOfTries {
   constructor(readonly answer: Answer) {}
 }
 
-/** A connection to one base URL with one token. Build it inside provider methods (nothing module-level). */
+/** A connection to one base URL with one token. Build it inside provider methods, where the token is read. */
 export function cloudflareConnection(settings: CloudflareApiSettings): CloudflareConnection {
   const baseUrl = settings.baseUrl.replace(/\/+$/, "");
   const timeoutMs = settings.requestTimeoutMs ?? 30_000;
@@ -200,10 +208,7 @@ export function cloudflareConnection(settings: CloudflareApiSettings): Cloudflar
       const said = errors.map((error) => `${error.code} ${error.message ?? ""}`.trim()).join("; ");
       message = `Cloudflare ${what} failed: HTTP ${answer.status}${said ? ` (${said})` : answer.envelope ? "" : ", not Cloudflare's JSON: is the base URL right?"}`;
     }
-    const error = new Error(redact(message, secrets)) as CloudflareApiError;
-    error.codes = codes;
-    error.httpStatus = httpStatus;
-    return error;
+    return new CloudflareApiError(redact(message, secrets), codes, httpStatus);
   }
 
   return { baseUrl, send, call, failure };

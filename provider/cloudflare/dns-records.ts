@@ -12,8 +12,8 @@ import { zoneRecord, ZoneRecord, ZoneRecordBody } from "./zone-record";
  * and comment) before sending it again, so a record is never made twice.
  */
 
-export { isCloudflareApiError } from "./api-request";
-export type { CloudflareApiError, CloudflareApiSettings } from "./api-request";
+export { CloudflareApiError, isCloudflareApiError } from "./api-request";
+export type { CloudflareApiSettings } from "./api-request";
 
 export interface DnsRecordsApi {
   /** Every record named `name` (exact, case-insensitive), of `type` when given, all pages. */
@@ -38,7 +38,7 @@ const NAME_PER_PAGE = 100;
 const ZONE_PER_PAGE = 5000;
 const MAX_PAGES = 100;
 
-/** A client for one base URL and token. Build it inside provider methods (nothing module-level). */
+/** A client for one base URL and token. Build it inside provider methods, where the token is read. */
 export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
   const cloudflare = cloudflareConnection(settings);
   const { failure } = cloudflare;

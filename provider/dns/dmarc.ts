@@ -4,7 +4,7 @@ import {
   DmarcArgs,
   DmarcFailureReportOption,
 } from "./dmarc-args";
-import { dmarcProblems, dmarcSettingsError } from "../inputs/dmarc-inputs";
+import { dmarcProblems, DmarcSettingsError } from "../inputs/dmarc-inputs";
 import { unquoteTxt } from "./txt";
 
 /**
@@ -42,7 +42,7 @@ export function dmarcRecordName(domain: string): string {
  */
 export function dmarcRecordContent(args: DmarcArgs): string {
   const problems = dmarcProblems(args);
-  if (problems.length > 0) throw dmarcSettingsError(problems);
+  if (problems.length > 0) throw new DmarcSettingsError(problems);
   const tags: [string, string][] = [
     ["v", "DMARC1"],
     ["p", args.policy],

@@ -3,13 +3,15 @@ import { isUnknown } from "./unknown";
 
 /** A failure as `check()` reports it: Pulumi shows it against the property at preview. */
 export interface CheckFailure {
+  /** The input property that is wrong. */
   property: string;
+  /** Why, in words a Pulumi user reads at preview. */
   reason: string;
 }
 
-/** How one input property is checked: a zod schema (built on demand) and an optional default. */
+/** How one input property is checked: a zod schema and an optional default. */
 export interface PropertyRule {
-  schema: () => z.ZodType;
+  schema: z.ZodType;
   /** Filled in when the property is absent. */
   default?: unknown;
   /** Required properties fail when absent and have no default. */
@@ -23,6 +25,7 @@ export interface CheckedInputs<T> {
    * except that a value unknown at preview is still the engine's placeholder (`UNKNOWN`).
    */
   inputs: T;
+  /** What is wrong with the inputs, one failure per property; empty when they passed. */
   failures: CheckFailure[];
 }
 
@@ -43,7 +46,9 @@ export function checkProperties<T extends object>(
   for (const [property, rule] of Object.entries<PropertyRule>(rules)) {
     const value = given[property];
     if (value === undefined || value === null) {
-      if (rule.default !== undefined) inputs[property] = rule.default;
+      // A list default is copied: the rules are shared by every call.
+      if (rule.default !== undefined)
+        inputs[property] = Array.isArray(rule.default) ? [...rule.default] : rule.default;
       else if (rule.required) failures.push({ property, reason: `${resource} needs ${property}` });
       continue;
     }
@@ -51,7 +56,7 @@ export function checkProperties<T extends object>(
       inputs[property] = value;
       continue;
     }
-    const parsed = rule.schema().safeParse(value);
+    const parsed = rule.schema.safeParse(value);
     if (parsed.success) inputs[property] = parsed.data;
     else failures.push({ property, reason: parsed.error.issues[0]?.message ?? "is not valid" });
   }
@@ -65,15 +70,13 @@ export function checkProperties<T extends object>(
 }
 
 /** A positive whole number, as the service's ids are. */
-export function idSchema(): z.ZodType<number> {
-  return z
-    .number({
-      error: (issue) => `must be a number (the service's numeric id), not ${describeValue(issue.input)}`,
-    })
-    .refine((value) => Number.isSafeInteger(value) && value > 0, {
-      error: (issue) => `must be a positive whole number, not ${String(issue.input)}`,
-    });
-}
+export const idSchema: z.ZodType<number> = z
+  .number({
+    error: (issue) => `must be a number (the service's numeric id), not ${describeValue(issue.input)}`,
+  })
+  .refine((value) => Number.isSafeInteger(value) && value > 0, {
+    error: (issue) => `must be a positive whole number, not ${String(issue.input)}`,
+  });
 
 /** A string checked by a name rule that returns the reason it is refused. */
 export function nameSchema(problem: (name: string) => string | undefined): z.ZodType<string> {
@@ -92,9 +95,9 @@ export function oneOfSchema<T extends string>(values: readonly T[]): z.ZodType<T
   });
 }
 
-export function booleanSchema(): z.ZodType<boolean> {
-  return z.boolean({ error: (issue) => `must be true or false, not ${describeValue(issue.input)}` });
-}
+export const booleanSchema: z.ZodType<boolean> = z.boolean({
+  error: (issue) => `must be true or false, not ${describeValue(issue.input)}`,
+});
 
 /** A number of seconds within bounds. */
 export function secondsSchema(min: number, max: number): z.ZodType<number> {

@@ -1,7 +1,14 @@
 import { z } from "zod";
 import type { ClaimPolicy } from "../dns/existing-records";
 import type { RecordPurpose } from "../dns/zone-records";
-import { CheckedInputs, checkProperties, describeValue, nameSchema, oneOfSchema } from "./check-inputs";
+import {
+  CheckedInputs,
+  checkProperties,
+  describeValue,
+  nameSchema,
+  oneOfSchema,
+  PropertyRule,
+} from "./check-inputs";
 import { ttlProblem, zoneIdProblem } from "./cloudflare-inputs";
 
 export const CLAIM_POLICIES = [
@@ -45,53 +52,55 @@ export interface ClaimedRecordInputs {
   formerStacks?: string[];
 }
 
+/** A non-empty string; `what` names it in the reason. */
+function text(what: string) {
+  return z
+    .string({ error: (issue) => `must be ${what}, not ${describeValue(issue.input)}` })
+    .min(1, `must not be empty`);
+}
+
+/** How `check()` reads each of ClaimedRecordInputs's properties. */
+const CLAIMED_RECORD_RULES: Record<keyof ClaimedRecordInputs, PropertyRule> = {
+  zoneId: { schema: nameSchema(zoneIdProblem), required: true },
+  purpose: { schema: oneOfSchema(RECORD_PURPOSES), required: true },
+  name: {
+    schema: text("the record's full name").refine(
+      (name) => name === name.toLowerCase() && !name.endsWith("."),
+      {
+        error: "must be the full name in lowercase, without a final dot",
+      },
+    ),
+    required: true,
+  },
+  type: { schema: oneOfSchema(CLAIMED_RECORD_TYPES), required: true },
+  content: { schema: text("the record's content"), required: true },
+  priority: {
+    schema: z
+      .number({ error: (issue) => `must be a number, not ${describeValue(issue.input)}` })
+      .refine((value) => Number.isInteger(value) && value >= 0 && value <= 65535, "must be 0 to 65535"),
+  },
+  ttl: {
+    schema: z
+      .number({ error: (issue) => `must be a number of seconds, not ${describeValue(issue.input)}` })
+      .superRefine((ttl, context) => {
+        const problem = ttlProblem(ttl);
+        if (problem) context.addIssue({ code: "custom", message: problem });
+      }),
+    required: true,
+  },
+  comment: { schema: text("the record's comment"), required: true },
+  policy: { schema: oneOfSchema(CLAIM_POLICIES), required: true },
+  owner: {
+    schema: text("project/stack").regex(/^[^\s/:]+\/[^\s:]+$/, "must be project/stack"),
+    required: true,
+  },
+  formerStacks: {
+    schema: z.array(text("a stack name"), {
+      error: (issue) => `must be a list of stack names, not ${describeValue(issue.input)}`,
+    }),
+  },
+};
+
 export function checkClaimedRecordInputs(news: object): CheckedInputs<ClaimedRecordInputs> {
-  const text = (what: string) => () =>
-    z
-      .string({ error: (issue) => `must be ${what}, not ${describeValue(issue.input)}` })
-      .min(1, `must not be empty`);
-  return checkProperties<ClaimedRecordInputs>("ClaimedDnsRecord", news, {
-    zoneId: { schema: () => nameSchema(zoneIdProblem), required: true },
-    purpose: { schema: () => oneOfSchema(RECORD_PURPOSES), required: true },
-    name: {
-      schema: () =>
-        text("the record's full name")().refine(
-          (name) => name === name.toLowerCase() && !name.endsWith("."),
-          {
-            error: "must be the full name in lowercase, without a final dot",
-          },
-        ),
-      required: true,
-    },
-    type: { schema: () => oneOfSchema(CLAIMED_RECORD_TYPES), required: true },
-    content: { schema: text("the record's content"), required: true },
-    priority: {
-      schema: () =>
-        z
-          .number({ error: (issue) => `must be a number, not ${describeValue(issue.input)}` })
-          .refine((value) => Number.isInteger(value) && value >= 0 && value <= 65535, "must be 0 to 65535"),
-    },
-    ttl: {
-      schema: () =>
-        z
-          .number({ error: (issue) => `must be a number of seconds, not ${describeValue(issue.input)}` })
-          .superRefine((ttl, context) => {
-            const problem = ttlProblem(ttl);
-            if (problem) context.addIssue({ code: "custom", message: problem });
-          }),
-      required: true,
-    },
-    comment: { schema: text("the record's comment"), required: true },
-    policy: { schema: () => oneOfSchema(CLAIM_POLICIES), required: true },
-    owner: {
-      schema: () => text("project/stack")().regex(/^[^\s/:]+\/[^\s:]+$/, "must be project/stack"),
-      required: true,
-    },
-    formerStacks: {
-      schema: () =>
-        z.array(text("a stack name")(), {
-          error: (issue) => `must be a list of stack names, not ${describeValue(issue.input)}`,
-        }),
-    },
-  });
+  return checkProperties<ClaimedRecordInputs>("ClaimedDnsRecord", news, CLAIMED_RECORD_RULES);
 }

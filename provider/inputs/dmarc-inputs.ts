@@ -255,9 +255,11 @@ function editDistance(a: string, b: string): number {
 }
 
 /** The error `dmarcRecordContent` throws: the problems in its message and as `problems`. */
-export function dmarcSettingsError(problems: CheckFailure[]): Error & { problems: CheckFailure[] } {
-  const lines = problems.map((problem) => `  ${problem.property}: ${problem.reason}`);
-  return Object.assign(new Error(`DMARC settings are not valid:\n${lines.join("\n")}`), { problems });
+export class DmarcSettingsError extends Error {
+  constructor(readonly problems: CheckFailure[]) {
+    super(`DMARC settings are not valid:\n${problems.map((p) => `  ${p.property}: ${p.reason}`).join("\n")}`);
+    this.name = "DmarcSettingsError";
+  }
 }
 
 function absent(value: unknown): boolean {

@@ -1,4 +1,4 @@
-import { booleanSchema, CheckedInputs, checkProperties, nameSchema } from "./check-inputs";
+import { booleanSchema, CheckedInputs, checkProperties, nameSchema, PropertyRule } from "./check-inputs";
 import { domainNameProblem } from "./names";
 
 /**
@@ -12,9 +12,12 @@ export type DomainInputs = {
   adopt: boolean;
 };
 
+/** How `check()` reads each of DomainInputs's properties. */
+const DOMAIN_RULES: Record<keyof DomainInputs, PropertyRule> = {
+  name: { schema: nameSchema(domainNameProblem), required: true },
+  adopt: { schema: booleanSchema, default: false },
+};
+
 export function checkDomainInputs(news: object): CheckedInputs<DomainInputs> {
-  return checkProperties<DomainInputs>("Domain", news, {
-    name: { schema: () => nameSchema(domainNameProblem), required: true },
-    adopt: { schema: booleanSchema, default: false },
-  });
+  return checkProperties<DomainInputs>("Domain", news, DOMAIN_RULES);
 }

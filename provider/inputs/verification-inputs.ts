@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { CheckedInputs, checkProperties, describeValue, idSchema, secondsSchema } from "./check-inputs";
+import {
+  CheckedInputs,
+  checkProperties,
+  describeValue,
+  idSchema,
+  PropertyRule,
+  secondsSchema,
+} from "./check-inputs";
 import { isUnknown } from "./unknown";
 
 /** The service's four DNS checks, by the names used in inputs. */
@@ -38,15 +45,40 @@ export function defaultMaxPollInterval(pollIntervalSeconds: number): number {
   return Math.max(DEFAULT_MAX_POLL_INTERVAL_SECONDS, pollIntervalSeconds);
 }
 
+/** A non-empty list of distinct check names; unknown elements (preview) pass through. */
+const checksSchema = z
+  .array(z.unknown(), { error: (issue) => `must be a list of checks, not ${describeValue(issue.input)}` })
+  .superRefine((values, context) => {
+    if (values.length === 0) {
+      context.addIssue({ code: "custom", message: `must name at least one of ${CHECK_NAMES.join(", ")}` });
+    }
+    const seen = new Set<unknown>();
+    for (const value of values) {
+      if (isUnknown(value)) continue;
+      if (!(CHECK_NAMES as readonly unknown[]).includes(value)) {
+        context.addIssue({
+          code: "custom",
+          message: `has ${describeValue(value)}; checks are ${CHECK_NAMES.join(", ")}`,
+        });
+      } else if (seen.has(value)) {
+        context.addIssue({ code: "custom", message: `names ${String(value)} twice` });
+      }
+      seen.add(value);
+    }
+  }) as z.ZodType<string[]>;
+
+/** How `check()` reads each of VerificationInputs's properties. */
+const VERIFICATION_RULES: Record<keyof VerificationInputs, PropertyRule> = {
+  domainId: { schema: idSchema, required: true },
+  checks: { schema: checksSchema, default: [...CHECK_NAMES] },
+  timeoutSeconds: { schema: secondsSchema(1, MAX_TIMEOUT_SECONDS), default: DEFAULT_TIMEOUT_SECONDS },
+  pollIntervalSeconds: { schema: secondsSchema(1, 300), default: DEFAULT_POLL_INTERVAL_SECONDS },
+  // Its default depends on pollIntervalSeconds: filled in below.
+  maxPollIntervalSeconds: { schema: secondsSchema(1, 300) },
+};
+
 export function checkVerificationInputs(news: object): CheckedInputs<VerificationInputs> {
-  const result = checkProperties<VerificationInputs>("DomainVerification", news, {
-    domainId: { schema: idSchema, required: true },
-    checks: { schema: checksSchema, default: [...CHECK_NAMES] },
-    timeoutSeconds: { schema: () => secondsSchema(1, MAX_TIMEOUT_SECONDS), default: DEFAULT_TIMEOUT_SECONDS },
-    pollIntervalSeconds: { schema: () => secondsSchema(1, 300), default: DEFAULT_POLL_INTERVAL_SECONDS },
-    // Its default depends on pollIntervalSeconds: filled in below.
-    maxPollIntervalSeconds: { schema: () => secondsSchema(1, 300) },
-  });
+  const result = checkProperties<VerificationInputs>("DomainVerification", news, VERIFICATION_RULES);
   const { timeoutSeconds, pollIntervalSeconds, maxPollIntervalSeconds } = result.inputs;
   if (
     typeof timeoutSeconds === "number" &&
@@ -78,28 +110,4 @@ export function checkVerificationInputs(news: object): CheckedInputs<Verificatio
         );
   }
   return result;
-}
-
-/** A non-empty list of distinct check names; unknown elements (preview) pass through. */
-function checksSchema(): z.ZodType<string[]> {
-  return z
-    .array(z.unknown(), { error: (issue) => `must be a list of checks, not ${describeValue(issue.input)}` })
-    .superRefine((values, context) => {
-      if (values.length === 0) {
-        context.addIssue({ code: "custom", message: `must name at least one of ${CHECK_NAMES.join(", ")}` });
-      }
-      const seen = new Set<unknown>();
-      for (const value of values) {
-        if (isUnknown(value)) continue;
-        if (!(CHECK_NAMES as readonly unknown[]).includes(value)) {
-          context.addIssue({
-            code: "custom",
-            message: `has ${describeValue(value)}; checks are ${CHECK_NAMES.join(", ")}`,
-          });
-        } else if (seen.has(value)) {
-          context.addIssue({ code: "custom", message: `names ${String(value)} twice` });
-        }
-        seen.add(value);
-      }
-    }) as z.ZodType<string[]>;
 }

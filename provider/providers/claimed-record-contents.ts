@@ -2,13 +2,13 @@
  * What a claimed record holds and held: the outputs the claimed record provider stores, and the
  * pure helpers that turn inputs, zone records and state into the bodies it writes.
  */
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ZoneRecord, ZoneRecordBody } from "../cloudflare/zone-record";
 import type { ExistingRecord } from "../dns/zone-records";
 import { mergeSpfIncludes, missingSpfIncludes, removeSpfIncludes, serviceSpfIncludes } from "../dns/spf";
 import { isSpfRecord, lowercaseSpfVersion, sameDomain } from "../dns/spf-record";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import type { ClaimedRecordInputs } from "../inputs";
+import type { Created } from "./stored-provider";
 
 /** How this stack came to hold the record, which decides what destroy does with it. */
 export type Ownership =
@@ -88,7 +88,7 @@ export function original(record: ZoneRecord): OriginalRecord {
 export function claimed(
   record: ZoneRecord,
   outs: Omit<ClaimedRecordOutputs, "recordId" | "publishedContent">,
-): dynamic.CreateResult<ClaimedRecordOutputs> {
+): Created<ClaimedRecordOutputs> {
   return { id: record.id, outs: { ...outs, recordId: record.id, publishedContent: record.content } };
 }
 

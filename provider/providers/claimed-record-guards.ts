@@ -2,7 +2,6 @@
  * The claimed record provider's checks before it writes, and the write that takes a user's record
  * over: each says what it found and that nothing was changed, or keeps what it took in state.
  */
-import type * as dynamic from "@pulumi/pulumi/dynamic";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import { describeRecord, Publisher } from "../dns/existing-records";
 import { competes, identical } from "../dns/zone-records";
@@ -12,7 +11,7 @@ import type { ClaimedRecordInputs } from "../inputs";
 import { dnsResolverSetting } from "./connection";
 import type { ClaimedRecordOutputs, Ownership } from "./claimed-record-contents";
 import { claimed } from "./claimed-record-contents";
-import type { StoredProviderProperty } from "./stored-provider";
+import { Created, PartialWriteError, type StoredProviderProperty } from "./stored-provider";
 
 /** The stack a claimed record's inputs name (`owner`, `project/stack`, and its former names). */
 export function publisherOf(inputs: Pick<ClaimedRecordInputs, "owner" | "formerStacks">): Publisher {
@@ -100,7 +99,7 @@ export async function takeOver(
   before: ZoneRecord,
   outs: Omit<ClaimedRecordOutputs, "recordId" | "publishedContent">,
   write: () => Promise<ZoneRecord>,
-): Promise<dynamic.CreateResult<ClaimedRecordOutputs>> {
+): Promise<Created<ClaimedRecordOutputs>> {
   try {
     return claimed(await write(), outs);
   } catch (error) {
@@ -108,17 +107,12 @@ export async function takeOver(
       `${inputs.type} record ${inputs.name}: ${(error as Error).message.replace(/\.$/, "")}. The write may have been made: the ` +
       "stack keeps the record with what it held before, so the next `pulumi up` writes it again and " +
       "`pulumi destroy` gives it back.";
-    // The state must carry `__provider`: Pulumi stores exactly these properties.
     const properties = {
       ...outs,
       recordId: before.id,
       publishedContent: before.content,
       __provider: inputs.__provider,
     };
-    throw Object.assign(new Error(message, { cause: error }), {
-      id: before.id,
-      properties,
-      reasons: [message],
-    });
+    throw new PartialWriteError(message, before.id, properties, { cause: error });
   }
 }

@@ -8,7 +8,7 @@ import { sameContent } from "../dns/zone-records";
 import { removeSpfIncludes } from "../dns/spf";
 import { isSpfRecord, lowercaseSpfVersion } from "../dns/spf-record";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
-import { checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
+import { CheckedInputs, checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
 import { cloudflareSetting, rememberConfig } from "./connection";
 import { diffByRules } from "./diff";
 import {
@@ -30,10 +30,20 @@ import {
   refuseOwnRecordInTheWay,
   takeOver,
 } from "./claimed-record-guards";
-import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./stored-provider";
+import {
+  Created,
+  ReadAnswer,
+  StoredProviderProperty,
+  TypedResourceProvider,
+  Updated,
+  withoutStoredProvider,
+} from "./stored-provider";
 
 type ClaimedRecordProps = ClaimedRecordInputs & StoredProviderProperty;
 type ClaimedRecordState = ClaimedRecordOutputs & StoredProviderProperty;
+
+/** The claimedRecordProvider as callers see it: every method there, each answer typed (see `TypedResourceProvider`). */
+export type ClaimedRecordProvider = TypedResourceProvider<ClaimedRecordInputs, ClaimedRecordOutputs>;
 
 /**
  * A DNS record the `Domain` component claims in a zone that may already hold one at its name:
@@ -45,10 +55,10 @@ type ClaimedRecordState = ClaimedRecordOutputs & StoredProviderProperty;
  * Destroy gives back what was taken: a created record is deleted, an adopted one left as it is,
  * an overwritten one restored, a merged SPF record loses only the includes that were added.
  */
-export const claimedRecordProvider: dynamic.ResourceProvider = {
+export const claimedRecordProvider: ClaimedRecordProvider = {
   configure: rememberConfig,
 
-  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<ClaimedRecordInputs>> {
+  async check(_olds: unknown, news: object): Promise<CheckedInputs<ClaimedRecordInputs>> {
     return checkClaimedRecordInputs(news);
   },
 
@@ -73,7 +83,7 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
     return { ...rules, changes: rules.changes || drifted };
   },
 
-  async create(inputs: ClaimedRecordProps): Promise<dynamic.CreateResult<ClaimedRecordOutputs>> {
+  async create(inputs: ClaimedRecordProps): Promise<Created<ClaimedRecordOutputs>> {
     const api = cloudflareApi();
     // The zone as it is now, read for this create (and every create that starts with it).
     const zone = await freshRecordsAt(api, cloudflareAccount(), inputs.zoneId, inputs.name);
@@ -155,7 +165,7 @@ export const claimedRecordProvider: dynamic.ResourceProvider = {
     id: string,
     olds: ClaimedRecordState,
     news: ClaimedRecordProps,
-  ): Promise<dynamic.UpdateResult<ClaimedRecordOutputs>> {
+  ): Promise<Updated<ClaimedRecordOutputs>> {
     const api = cloudflareApi();
     const current = await api.get(news.zoneId, id);
     if (!current) {

@@ -3,6 +3,7 @@ import { ClientSettings, createClient, EmailDeliveryClient } from "../client";
 import { keyProblem } from "../client/key-check";
 import { redact } from "../client/redact";
 import { dnsServerProblem } from "../dns/spf-lookups";
+import { processState } from "../process-state";
 
 /** Where each connection setting comes from: stack config first, then the environment. */
 export const CONNECTION_SETTINGS = {
@@ -71,15 +72,12 @@ type CloudflareSetting = keyof typeof CLOUDFLARE_SETTINGS;
 type ConfiguredValues = Partial<Record<Setting | "dnsResolver" | `cloudflare.${CloudflareSetting}`, string>>;
 
 /**
- * Stack config read by `configure()`, kept on `globalThis` (not on the provider object, which
- * Pulumi may serialize, and not in module state, which each copy of the modules has its own of:
- * a program that wraps these providers in its own `pulumi.dynamic.Resource` serializes them).
- * Keys live here in memory only: never in inputs, outputs, the serialized provider or errors.
+ * Stack config read by `configure()`, process-wide (`ProcessState.config`): the providers each
+ * get their own `configure()`, and the test kit's copy of the package configures the one in the
+ * providers' realm. Keys live here in memory only: never in inputs, outputs or errors.
  */
 function configured(): ConfiguredValues {
-  const slot = "__pulumiEmailDeliveryConfig_v1";
-  const holder = globalThis as unknown as Record<string, ConfiguredValues | undefined>;
-  return (holder[slot] ??= {});
+  return (processState().config ??= {});
 }
 
 /** `configure()` of every provider: remember the stack's connection settings. */
@@ -226,8 +224,7 @@ export interface ProgramClient {
  * rate limits are shared process-wide anyway.
  */
 export function programClient(readConfig: (key: string) => string | undefined): ProgramClient {
-  const holder = globalThis as unknown as Record<string, unknown>;
-  const defaults = (holder.__pulumiEmailDeliveryClientDefaults_v1 ?? {}) as Partial<ClientSettings>;
+  const defaults = processState().clientDefaults ?? {};
   const fromConfig = {
     baseUrl: readConfig(CONNECTION_SETTINGS.baseUrl.config),
     apiKey: readConfig(CONNECTION_SETTINGS.apiKey.config),
@@ -259,8 +256,7 @@ export const READ_LIST_MAX_AGE_MS = 60_000;
  * Process-wide for the same reason as the config.
  */
 export function setClientDefaults(settings: Partial<ClientSettings>): void {
-  const holder = globalThis as unknown as Record<string, Partial<ClientSettings> | undefined>;
-  holder.__pulumiEmailDeliveryClientDefaults_v1 = settings;
+  processState().clientDefaults = settings;
 }
 
 /** One client shared by calls without overrides, with what it was built from. */
@@ -273,17 +269,20 @@ interface SharedClient {
 }
 
 /**
- * A client for the configured service (nothing of it is captured if a provider is serialized). Calls
- * without overrides share one client per process while the settings stay the same: building one
- * costs about as much as a request to a nearby service.
+ * The client of calls without overrides, while the settings stay the same: building one costs
+ * about as much as a request to a nearby service. Module state, not process-wide: what a client
+ * shares with others (connections, lists, rate limits) is in the process runtime already, so a
+ * copy of these modules that builds a client of its own costs one build.
  */
+let sharedClient: SharedClient | undefined;
+
+/** A client for the configured service, built when a method runs (after `configure()`). */
 export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDeliveryClient {
-  const holder = globalThis as unknown as Record<string, unknown>;
-  const defaults = (holder.__pulumiEmailDeliveryClientDefaults_v1 ?? {}) as Partial<ClientSettings>;
+  const defaults = processState().clientDefaults ?? {};
   const baseUrl = connectionSetting("baseUrl");
   const apiKey = connectionSetting("apiKey");
   const plain = Object.keys(overrides).length === 0;
-  const cached = holder.__pulumiEmailDeliverySharedClient_v1 as SharedClient | undefined;
+  const cached = sharedClient;
   if (
     plain &&
     cached?.baseUrl === baseUrl &&
@@ -304,7 +303,7 @@ export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDel
     retry: { ...defaults.retry, ...overrides.retry },
   });
   if (plain)
-    holder.__pulumiEmailDeliverySharedClient_v1 = {
+    sharedClient = {
       baseUrl,
       apiKey,
       rotatedApiKey: process.env[ROTATED_API_KEY_ENV],

@@ -8,10 +8,17 @@ import {
   MAX_CREATES,
   sameDomainName,
 } from "../client";
-import { checkDomainInputs, DomainInputs } from "../inputs";
+import { CheckedInputs, checkDomainInputs, DomainInputs } from "../inputs";
 import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffByRules } from "./diff";
-import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./stored-provider";
+import {
+  Created,
+  ReadAnswer,
+  StoredProviderProperty,
+  TypedResourceProvider,
+  Updated,
+  withoutStoredProvider,
+} from "./stored-provider";
 
 /** What a domain resource records in state, plus its inputs (later versions must keep reading it). */
 export interface DomainOutputs {
@@ -49,17 +56,18 @@ export type DomainProps = DomainInputs & StoredProviderProperty;
  */
 export type StoredDomain = Partial<DomainOutputs> & StoredProviderProperty;
 
+/** The domainProvider as callers see it: every method there, each answer typed (see `TypedResourceProvider`). */
+export type DomainProvider = TypedResourceProvider<DomainInputs, DomainOutputs, DomainInputs, StoredDomain>;
+
 /**
  * The service's sending domain. There is no update call: a new name means a new domain, deleted
  * first because names are unique. Records come only from the create answer, so they are kept in
  * state and carried through refreshes.
  */
-export const domainProvider: dynamic.ResourceProvider = {
+export const domainProvider: DomainProvider = {
   configure: rememberConfig,
 
-  // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
-  // sends property bags of whatever shape this or an earlier version stored.
-  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<DomainInputs>> {
+  async check(_olds: unknown, news: object): Promise<CheckedInputs<DomainInputs>> {
     return checkDomainInputs(news);
   },
 
@@ -73,7 +81,7 @@ export const domainProvider: dynamic.ResourceProvider = {
     });
   },
 
-  async create(inputs: DomainProps): Promise<dynamic.CreateResult<DomainOutputs>> {
+  async create(inputs: DomainProps): Promise<Created<DomainOutputs>> {
     const client = serviceClient();
     if (inputs.adopt) {
       const existing = findDomain(await client.listDomains(), inputs.name);
@@ -99,11 +107,7 @@ export const domainProvider: dynamic.ResourceProvider = {
     return { id, props: domainOutputs(inputs, domain, props.dnsRecords ?? []), inputs };
   },
 
-  async update(
-    _id: string,
-    olds: StoredDomain,
-    news: DomainProps,
-  ): Promise<dynamic.UpdateResult<StoredDomain>> {
+  async update(_id: string, olds: StoredDomain, news: DomainProps): Promise<Updated<StoredDomain>> {
     // Nothing about a domain changes in place; only `adopt` can differ, and it is kept as given.
     return { outs: { ...withoutStoredProvider(olds), adopt: news.adopt } };
   },

@@ -80,8 +80,8 @@ export function isProviderLoader(text: unknown): boolean {
 /**
  * Whether a resource's stored provider is one serialized by a build before the loader, which
  * `read` and `delete` would keep running: the next `up` must rewrite it (an update that changes
- * nothing on the service). Only when the program now stores a loader: a program that builds its
- * own `pulumi.dynamic.Resource` around these providers keeps serialized code on purpose.
+ * nothing on the service). Only when the program now stores a loader, as this package's resources
+ * do: the package's code is not serializable, so a loader is the only text it can store now.
  */
 export function storedProviderOutdated(
   olds: { __provider?: unknown },

@@ -7,10 +7,17 @@ import {
   ListOptions,
   Route,
 } from "../client";
-import { checkRouteInputs, RouteInputs } from "../inputs";
+import { CheckedInputs, checkRouteInputs, RouteInputs } from "../inputs";
 import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { changedFields, diffByRules, pickFields } from "./diff";
-import { ReadAnswer, StoredProviderProperty, withoutStoredProvider } from "./stored-provider";
+import {
+  Created,
+  ReadAnswer,
+  StoredProviderProperty,
+  TypedResourceProvider,
+  Updated,
+  withoutStoredProvider,
+} from "./stored-provider";
 
 /** What a route resource records in state, plus `adopt` (later versions must keep reading it). */
 export interface RouteOutputs {
@@ -45,19 +52,32 @@ type RouteProps = RouteInputs & StoredProviderProperty;
 type RouteState = RouteOutputs & StoredProviderProperty;
 
 /** The inputs `read()` finds for a route: those that would make it as it is. */
-const READ_INPUTS = ["name", "domainId", "endpointId", "mode", "spamMode", "adopt"] as const;
-type ReadInputs = Pick<RouteOutputs, (typeof READ_INPUTS)[number]>;
+export type RouteReadInputs = Pick<
+  RouteOutputs,
+  "name" | "domainId" | "endpointId" | "mode" | "spamMode" | "adopt"
+>;
+
+/** The names of {@link RouteReadInputs}, for picking them from the outputs. */
+const READ_INPUTS = [
+  "name",
+  "domainId",
+  "endpointId",
+  "mode",
+  "spamMode",
+  "adopt",
+] as const satisfies readonly (keyof RouteReadInputs)[];
+
+/** The routeProvider as callers see it: every method there, each answer typed (see `TypedResourceProvider`). */
+export type RouteProvider = TypedResourceProvider<RouteInputs, RouteOutputs, RouteReadInputs>;
 
 /**
  * An inbound route. The API cannot move a route to another domain, so a new `domainId` replaces
  * it (the old one first: names are unique per domain); everything else is updated in place.
  */
-export const routeProvider: dynamic.ResourceProvider = {
+export const routeProvider: RouteProvider = {
   configure: rememberConfig,
 
-  // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
-  // sends property bags of whatever shape this or an earlier version stored.
-  async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<RouteInputs>> {
+  async check(_olds: unknown, news: object): Promise<CheckedInputs<RouteInputs>> {
     return checkRouteInputs(news);
   },
 
@@ -69,7 +89,7 @@ export const routeProvider: dynamic.ResourceProvider = {
     });
   },
 
-  async create(inputs: RouteProps): Promise<dynamic.CreateResult<RouteOutputs>> {
+  async create(inputs: RouteProps): Promise<Created<RouteOutputs>> {
     const client = serviceClient();
     if (inputs.adopt) {
       const existing = await findRoute(client, inputs);
@@ -96,7 +116,7 @@ export const routeProvider: dynamic.ResourceProvider = {
     }
   },
 
-  async read(id: string, state: RouteState): Promise<ReadAnswer<ReadInputs, RouteOutputs>> {
+  async read(id: string, state: RouteState): Promise<ReadAnswer<RouteReadInputs, RouteOutputs>> {
     const client = serviceClient();
     // Both lists are shared with every other resource's refresh in this process.
     const reuse = { maxAgeMs: READ_LIST_MAX_AGE_MS };
@@ -115,7 +135,7 @@ export const routeProvider: dynamic.ResourceProvider = {
     return { id, props: outs, inputs: pickFields(outs, READ_INPUTS) };
   },
 
-  async update(id: string, olds: RouteState, news: RouteProps): Promise<dynamic.UpdateResult<RouteOutputs>> {
+  async update(id: string, olds: RouteState, news: RouteProps): Promise<Updated<RouteOutputs>> {
     const changes = changedFields(olds, news, UPDATABLE);
     if (changes.length === 0) return { outs: { ...withoutStoredProvider(olds), adopt: news.adopt } };
     const route = await serviceClient().updateRoute({ id: Number(id), ...pickFields(news, changes) });

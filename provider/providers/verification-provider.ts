@@ -3,14 +3,26 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import * as log from "@pulumi/pulumi/log";
 import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
 import { redact } from "../client/redact";
-import { checkVerificationInputs, defaultMaxPollInterval, VerificationInputs } from "../inputs";
+import {
+  CheckedInputs,
+  checkVerificationInputs,
+  defaultMaxPollInterval,
+  VerificationInputs,
+} from "../inputs";
 import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
 import { kitRunStop } from "../verification/kit-run-stop";
 import type { WaitOutcome } from "../verification/report";
 import { WaitClock, waitForChecks, waitTimes } from "../verification/wait";
 import { connectionSetting, READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffByRules, diffProperties, DiffRules } from "./diff";
-import { ReadAnswer, StoredProviderProperty } from "./stored-provider";
+import {
+  Created,
+  PartialWriteError,
+  ReadAnswer,
+  StoredProviderProperty,
+  TypedResourceProvider,
+  Updated,
+} from "./stored-provider";
 
 /** What a verification records in state, plus its inputs (later versions must keep reading it). */
 export interface VerificationOutputs extends DomainCheck, VerificationInputs {
@@ -30,22 +42,23 @@ const DIFF_RULES: DiffRules = {
   update: ["checks", "timeoutSeconds", "pollIntervalSeconds", "maxPollIntervalSeconds"],
 };
 
+/** The verificationProvider as callers see it: every method there, each answer typed (see `TypedResourceProvider`). */
+export type VerificationProvider = TypedResourceProvider<VerificationInputs, VerificationOutputs>;
+
 /**
  * Waits until the service's DNS checks pass for a domain. Nothing is created on the service; the
  * resource records the result. On timeout it fails but stays in state (with `verified: false`),
  * so the next `up` resumes the wait; a refresh re-checks, so broken records show as
  * `verified: false` and the next `up` waits again.
  */
-export const verificationProvider: dynamic.ResourceProvider = createVerificationProvider();
+export const verificationProvider = createVerificationProvider();
 
 /** The verification provider with its wait on `clock` (tests); {@link verificationProvider} uses the real one. */
-export function createVerificationProvider(clock: WaitClock = {}): dynamic.ResourceProvider {
+export function createVerificationProvider(clock: WaitClock = {}): VerificationProvider {
   return {
     configure: rememberConfig,
 
-    // Typed as the engine calls them. The provider's own type stays Pulumi's untyped one: the engine
-    // sends property bags of whatever shape this or an earlier version stored.
-    async check(_olds: unknown, news: object): Promise<dynamic.CheckResult<VerificationInputs>> {
+    async check(_olds: unknown, news: object): Promise<CheckedInputs<VerificationInputs>> {
       return checkVerificationInputs(news);
     },
 
@@ -56,7 +69,7 @@ export function createVerificationProvider(clock: WaitClock = {}): dynamic.Resou
       return { ...diff, changes: diff.changes || waitAgain };
     },
 
-    async create(inputs: VerificationProps): Promise<dynamic.CreateResult<VerificationOutputs>> {
+    async create(inputs: VerificationProps): Promise<Created<VerificationOutputs>> {
       return { id: String(inputs.domainId), outs: await verify(inputs, clock) };
     },
 
@@ -64,7 +77,7 @@ export function createVerificationProvider(clock: WaitClock = {}): dynamic.Resou
       _id: string,
       olds: VerificationState,
       news: VerificationProps,
-    ): Promise<dynamic.UpdateResult<VerificationOutputs>> {
+    ): Promise<Updated<VerificationOutputs>> {
       // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
       const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
       if (olds.verified === true && changed.length === 0) return { outs: outputs(pickInputs(news), olds) };
@@ -137,14 +150,8 @@ async function verify(inputs: VerificationProps, clock: WaitClock): Promise<Veri
   const message = redact(timeoutMessage(domain, inputs.timeoutSeconds, inputs.checks, outcome), [
     connectionSetting("apiKey"),
   ]);
-  // An error with an id keeps the resource in state as not verified (Pulumi's "init failure"),
-  // so the next `up` updates it, i.e. waits again, instead of starting over. The state must
-  // carry `__provider`: Pulumi stores exactly these properties.
-  throw Object.assign(new Error(message), {
-    id: String(inputs.domainId),
-    properties: { ...outs, __provider: inputs.__provider },
-    reasons: [message],
-  });
+  // Kept in state as not verified, so the next `up` updates it, i.e. waits again.
+  throw new PartialWriteError(message, String(inputs.domainId), { ...outs, __provider: inputs.__provider });
 }
 
 function outputs(inputs: VerificationInputs, result: DomainCheck): VerificationOutputs {

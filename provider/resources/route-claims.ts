@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { processState } from "../process-state";
 
 /**
  * Routes declared in this program run, so that two `Route` resources declaring one route (same
@@ -6,18 +7,13 @@ import * as pulumi from "@pulumi/pulumi";
  * domain: the second create would fail, and with `adopt` both resources would manage one route,
  * so destroying either would delete the other's.
  *
- * Kept per run: a run has one resource monitor (each `setMocks` makes a new one), and it lives on
- * `globalThis` so every copy of this package in the program shares it.
+ * Kept per run: a run has one resource monitor (each `setMocks` makes a new one), and
+ * process-wide (`ProcessState.routeClaims`) so every copy of this package in the program shares it.
  */
 function claimsOfThisRun(): Map<string, RouteClaimant> | undefined {
   const monitor = pulumi.runtime.getMonitor();
   if (!monitor) return undefined;
-  const slot = "__pulumiEmailDeliveryRouteClaims_v1";
-  const holder = globalThis as unknown as Record<
-    string,
-    WeakMap<object, Map<string, RouteClaimant>> | undefined
-  >;
-  const runs = (holder[slot] ??= new WeakMap());
+  const runs = (processState().routeClaims ??= new WeakMap());
   let claims = runs.get(monitor);
   if (!claims) runs.set(monitor, (claims = new Map()));
   return claims;

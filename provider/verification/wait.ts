@@ -83,8 +83,6 @@ function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<vo
       reject(signal.reason);
       return;
     }
-    // Declared before the closures that use it: Pulumi's closure serializer (which captures this
-    // module for a provider serialized as code) cannot follow a use before the declaration.
     let timer: NodeJS.Timeout | undefined = undefined;
     const onAbort = () => {
       clearTimeout(timer);

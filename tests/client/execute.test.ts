@@ -1,4 +1,4 @@
-import { EmailApiError, emailApiError, ErrorKind } from "../../provider/client";
+import { EmailApiError, ErrorKind } from "../../provider/client";
 import { execute, ExecuteContext, Operation } from "../../provider/client/execute";
 import type { SendResult } from "../../provider/client/transport";
 
@@ -16,7 +16,7 @@ type Scripted =
   | { lookupFails: EmailApiError };
 
 const failure = (kind: ErrorKind, extra: Partial<EmailApiError> = {}): EmailApiError =>
-  emailApiError({ operation: "things/create", kind, serviceMessage: `a ${kind} failure`, ...extra });
+  new EmailApiError({ operation: "things/create", kind, serviceMessage: `a ${kind} failure`, ...extra });
 const lost = () => failure("transient", { code: "ECONNRESET" }); // no answer: may have been applied
 const unavailable = (retryAfterMs?: number) => failure("transient", { httpStatus: 503, retryAfterMs });
 const tooMany = (retryAfterMs?: number) => failure("transient", { httpStatus: 429, retryAfterMs });

@@ -32,7 +32,7 @@ const startFork = (answer: (body: PageRequest, index: number) => unknown) =>
 async function refreshRead(url: string, id: number): Promise<string | undefined> {
   await configureForUrl(url, [domainProvider]);
   try {
-    const read = await domainProvider.read!(String(id), {
+    const read = await domainProvider.read(String(id), {
       name: `d${id}.example.com`,
       adopt: false,
       dnsRecords: [],

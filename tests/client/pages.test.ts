@@ -140,13 +140,13 @@ describe("a service that pages its lists", () => {
     const fork = await startPagingFork(45);
     try {
       await configureForUrl(fork.url, [domainProvider, routeProvider]);
-      const domain = await domainProvider.read!("40", {
+      const domain = await domainProvider.read("40", {
         name: "d40.example.com",
         adopt: false,
         dnsRecords: [],
       });
       expect(domain.id).toBe("40");
-      const route = await routeProvider.read!("44", {
+      const route = await routeProvider.read("44", {
         name: "inbox",
         domainId: 44,
         endpointId: 1,

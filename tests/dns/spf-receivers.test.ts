@@ -157,7 +157,7 @@ describe("defect 4: a problem, never a warning, for what receivers reject", () =
 
   it("the claimed-record provider refuses to merge into such a record, and changes nothing", async () => {
     forgetConfig();
-    await claimedRecordProvider.configure!(
+    await claimedRecordProvider.configure(
       configureRequest({
         "cloudflare:apiToken": emulator().cloudflare.apiToken,
         "cloudflare:baseUrl": emulator().cloudflare.url,
@@ -177,9 +177,9 @@ describe("defect 4: a problem, never a warning, for what receivers reject", () =
       policy: "merge",
       owner: "email-delivery/test",
     };
-    const checked = await claimedRecordProvider.check!({}, inputs);
+    const checked = await claimedRecordProvider.check({}, inputs);
     expect(checked.failures ?? []).toEqual([]);
-    await expect(claimedRecordProvider.create!(checked.inputs)).rejects.toThrow(
+    await expect(claimedRecordProvider.create(checked.inputs)).rejects.toThrow(
       /"a\\t-all" holds a tab: terms are separated by spaces only \(RFC 7208 §4\.6\.1, §12\).*Nothing was changed in the zone\./,
     );
     const after = emulator()

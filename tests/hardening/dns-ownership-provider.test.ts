@@ -25,7 +25,7 @@ beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
   forgetConfig();
-  await claimedRecordProvider.configure!(
+  await claimedRecordProvider.configure(
     configureRequest({
       "cloudflare:apiToken": emulator().cloudflare.apiToken,
       "cloudflare:baseUrl": emulator().cloudflare.url,
@@ -45,7 +45,7 @@ const recordsAt = (name: string) => emulator().cloudflare.records(zoneId, { name
 const inputs = (fields: Partial<ClaimedRecordInputs> & Pick<ClaimedRecordInputs, "name">) =>
   claimedInputs(zoneId, fields);
 
-const provider = claimedRecordProvider as Required<typeof claimedRecordProvider>;
+const provider = claimedRecordProvider;
 async function create(news: ClaimedRecordInputs): Promise<{ id: string; outs: ClaimedRecordOutputs }> {
   const checked = await provider.check({}, news);
   expect(checked.failures ?? []).toEqual([]);
@@ -262,7 +262,7 @@ describe("a lost answer to the write that takes over the user's record", () => {
 describe("a Cloudflare token pasted with a line break", () => {
   const configureWith = async (apiToken: string) => {
     forgetConfig();
-    await claimedRecordProvider.configure!(
+    await claimedRecordProvider.configure(
       configureRequest({ "cloudflare:apiToken": apiToken, "cloudflare:baseUrl": emulator().cloudflare.url }),
     );
   };
@@ -320,8 +320,8 @@ describe("held up: refresh, drift and destroy after the user's edits", () => {
     expect((await recordsAt(name))[0].content).toBe(
       quoteTxt("v=spf1 mx include:spf.postal.example.com ~all"),
     );
-    await provider.delete(made.id, updated.outs as ClaimedRecordOutputs);
-    await provider.delete(made.id, updated.outs as ClaimedRecordOutputs); // destroy again
+    await provider.delete(made.id, updated.outs);
+    await provider.delete(made.id, updated.outs); // destroy again
     expect(await recordsAt(name)).toEqual([
       expect.objectContaining({ content: original, comment: "office" }),
     ]);
@@ -357,7 +357,7 @@ describe("held up: refresh, drift and destroy after the user's edits", () => {
     });
     const refreshed = (await provider.read(made.id, made.outs)).props as ClaimedRecordOutputs;
     expect((await provider.diff(made.id, refreshed, news)).changes).toBe(true);
-    const updated = (await provider.update(made.id, refreshed, news)).outs as ClaimedRecordOutputs;
+    const updated = (await provider.update(made.id, refreshed, news)).outs;
     expect((await recordsAt(name))[0]).toMatchObject({ content: "rp.postal.example.com" });
     emulator().faults.set([{ endpoints: "cloudflare:dns_records.update", commitThenDropRate: 1, times: 1 }]);
     await provider.delete(made.id, updated);
@@ -382,7 +382,7 @@ describe("held up: refresh, drift and destroy after the user's edits", () => {
 describe("a 404 that is not Cloudflare saying the record does not exist", () => {
   const configureWith = async (baseUrl: string) => {
     forgetConfig();
-    await claimedRecordProvider.configure!(
+    await claimedRecordProvider.configure(
       configureRequest({
         "cloudflare:apiToken": emulator().cloudflare.apiToken,
         "cloudflare:baseUrl": baseUrl,

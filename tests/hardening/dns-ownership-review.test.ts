@@ -191,7 +191,7 @@ describe("6. the service's SPF include changes", () => {
     const moved = inputs({ name, content: quoteTxt("v=spf1 a mx include:spf2.postal.example.com ~all") });
     expect((await provider.diff(id, outs, moved)).changes).toBe(true);
     const updated = await provider.update(id, outs, moved);
-    expect((updated.outs as ClaimedRecordOutputs).added).toEqual(["spf2.postal.example.com"]);
+    expect(updated.outs.added).toEqual(["spf2.postal.example.com"]);
     expect(unquoteTxt(String(byId(id).content))).toBe(
       "v=spf1 include:_spf.google.com include:spf2.postal.example.com ~all",
     );

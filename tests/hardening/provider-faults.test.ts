@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { AttemptRecord, isEmailApiError } from "../../provider/client";
 import { domainProvider, routeProvider } from "../../provider/providers";
 import { forgetConfig, setClientDefaults } from "../../provider/providers/connection";
+import type { RouteInputs } from "../../provider/inputs";
 import type { DomainOutputs } from "../../provider/providers/domain-provider";
 import type { RouteOutputs } from "../../provider/providers/route-provider";
 import type { FaultRule, RequestLogEntry } from "../../emulator";
@@ -120,8 +121,8 @@ describe("providers under faults (200 operations per failure rate)", () => {
       "emailDelivery:baseUrl": emulator().emailApi.url,
       "emailDelivery:apiKey": emulator().emailApi.apiKey,
     });
-    await domainProvider.configure!(request);
-    await routeProvider.configure!(request);
+    await domainProvider.configure(request);
+    await routeProvider.configure(request);
   });
   afterAll(() => {
     setClientDefaults({});
@@ -209,7 +210,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
     const deletedRoutes: TrackedRoute[] = [];
     const routesToDelete: TrackedRoute[] = [];
     /** Route creates that failed: Pulumi runs the same create again on the next `up`. */
-    const failedRouteCreates: Record<string, unknown>[] = [];
+    const failedRouteCreates: RouteInputs[] = [];
     const failedRouteNames = new Set<string>();
     /** Routes that went with a domain whose delete may or may not have happened. */
     const routesInLimbo: TrackedRoute[] = [];
@@ -281,7 +282,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
         const name = uniqueDomain(`f${pct}x`);
         const created = await operation("domain.create", () => domainProvider.create({ name, adopt: false }));
         if (created) {
-          const outs = created.outs as DomainOutputs;
+          const outs = created.outs;
           if (!domainInState(created.id))
             violations.push(`domain ${name}: created as ${created.id}, not in state`);
           if (outs.dnsRecords.length === 0)
@@ -291,7 +292,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
       } else if (r < 0.18) {
         // ---- domain read (live or deleted) ----
         const domain = pick([...liveDomains, ...deletedDomains]);
-        const read = await operation("domain.read", () => domainProvider.read!(domain.id, domain.outs));
+        const read = await operation("domain.read", () => domainProvider.read(domain.id, domain.outs));
         if (read) checkRead("domain", domain.id, read, domainInState(domain.id));
       } else if (r < 0.23 || (r < 0.26 && domainsToDelete.length > 0)) {
         // ---- domain delete (a live one, or one whose delete failed before) ----
@@ -299,7 +300,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
         if (!fromFailed && liveDomains.length <= 2) continue;
         const domain = fromFailed ? take(domainsToDelete) : take(liveDomains);
         const done = await operation("domain.delete", async () => {
-          await domainProvider.delete!(domain.id, domain.outs);
+          await domainProvider.delete(domain.id, domain.outs);
           return true;
         });
         if (done) {
@@ -319,7 +320,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
         if (deletedDomains.length === 0) continue;
         const domain = pick(deletedDomains);
         await operation("domain.delete-again", async () => {
-          await domainProvider.delete!(domain.id, domain.outs);
+          await domainProvider.delete(domain.id, domain.outs);
           return true;
         });
       } else if (r < 0.48) {
@@ -329,7 +330,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
         const inputs = again
           ? take(failedRouteCreates)
           : (
-              await routeProvider.check!(
+              await routeProvider.check(
                 {},
                 {
                   name: `r${pct}-${++routeCounter}`,
@@ -364,7 +365,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
         if (created) {
           if (!routeInState(created.id))
             violations.push(`route ${String(inputs.name)}: created as ${created.id}, not in state`);
-          liveRoutes.push({ id: created.id, outs: created.outs as RouteOutputs });
+          liveRoutes.push({ id: created.id, outs: created.outs });
         } else if (!landed) {
           failedRouteCreates.push(inputs);
           failedRouteNames.add(String(inputs.name));
@@ -374,7 +375,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
         const all = [...liveRoutes, ...deletedRoutes, ...routesInLimbo, ...routesToDelete];
         if (all.length === 0) continue;
         const route = pick(all);
-        const read = await operation("route.read", () => routeProvider.read!(route.id, route.outs));
+        const read = await operation("route.read", () => routeProvider.read(route.id, route.outs));
         if (read) checkRead("route", route.id, read, routeInState(route.id));
       } else if (r < 0.78) {
         // ---- route update ----
@@ -386,16 +387,16 @@ describe("providers under faults (200 operations per failure rate)", () => {
           endpointId: 1 + ((route.outs.endpointId + (choose() < 0.5 ? 0 : 1)) % 3),
         };
         const updated = await operation("route.update", () =>
-          routeProvider.update!(route.id, route.outs, news),
+          routeProvider.update(route.id, route.outs, news),
         );
-        if (updated) route.outs = updated.outs as RouteOutputs;
+        if (updated) route.outs = updated.outs;
       } else if (r < 0.92) {
         // ---- route delete (live, in limbo, or one whose delete failed before) ----
         const source = [liveRoutes, routesInLimbo, routesToDelete].filter((list) => list.length > 0);
         if (source.length === 0) continue;
         const route = take(pick(source));
         const done = await operation("route.delete", async () => {
-          await routeProvider.delete!(route.id, route.outs);
+          await routeProvider.delete(route.id, route.outs);
           return true;
         });
         if (done) {
@@ -407,7 +408,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
         if (deletedRoutes.length === 0) continue;
         const route = pick(deletedRoutes);
         await operation("route.delete-again", async () => {
-          await routeProvider.delete!(route.id, route.outs);
+          await routeProvider.delete(route.id, route.outs);
           return true;
         });
       }
@@ -495,12 +496,12 @@ describe("providers under faults (200 operations per failure rate)", () => {
 
     // ---- delete stays correct: every pending delete now succeeds, and the objects are gone ----
     for (const domain of domainsToDelete) {
-      await domainProvider.delete!(domain.id, domain.outs);
+      await domainProvider.delete(domain.id, domain.outs);
       if (domainInState(domain.id))
         violations.push(`domain ${domain.id}: deleted at the end, still in state`);
     }
     for (const route of [...routesToDelete, ...routesInLimbo]) {
-      await routeProvider.delete!(route.id, route.outs);
+      await routeProvider.delete(route.id, route.outs);
       if (routeInState(route.id)) violations.push(`route ${route.id}: deleted at the end, still in state`);
     }
 
@@ -578,11 +579,11 @@ describe("providers under faults (200 operations per failure rate)", () => {
       const em = emulator();
       const domain = await domainProvider.create({ name: uniqueDomain("late-route"), adopt: false });
       const inputs = (
-        await routeProvider.check!({}, { name: "late", domainId: Number(domain.id), endpointId: 1 })
+        await routeProvider.check({}, { name: "late", domainId: Number(domain.id), endpointId: 1 })
       ).inputs;
       em.faults.set([{ endpoints: "routes/create", latencyMs: LATE_MS, times: 1 }]);
       const route = await routeProvider.create(inputs);
-      await routeProvider.delete!(route.id, route.outs);
+      await routeProvider.delete(route.id, route.outs);
       expect(em.state.routes.some((r) => String(r.id) === route.id)).toBe(false);
       await settle();
 
@@ -597,7 +598,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
       const name = uniqueDomain("late-domain");
       em.faults.set([{ endpoints: "domains/create", latencyMs: LATE_MS, times: 1 }]);
       const domain = await domainProvider.create({ name, adopt: false });
-      await domainProvider.delete!(domain.id, domain.outs);
+      await domainProvider.delete(domain.id, domain.outs);
       expect(em.state.domains.some((d) => String(d.id) === domain.id)).toBe(false);
       await settle();
 

@@ -71,7 +71,7 @@ describe("program: route claims, beyond two top-level names", () => {
       spamMode: "Mark",
       adopt: false,
     };
-    const diff = await routeProvider.diff!("3", olds, news);
+    const diff = await routeProvider.diff("3", olds, news);
     expect(diff.replaces).toEqual([]);
     expect(route.inputs.domainId).toBe(7);
   });

@@ -20,12 +20,12 @@ describe("a key that cannot go in an HTTP header", () => {
     async (key, problem) => {
       expect(keyProblem(key)).toContain(problem);
       forgetConfig();
-      await domainProvider.configure!(
+      await domainProvider.configure(
         configureRequest({ "emailDelivery:baseUrl": emulator().emailApi.url, "emailDelivery:apiKey": key }),
       );
       emulator().requests.clear();
       const error = await failure(
-        domainProvider.read!("1", { name: "x.example.com", adopt: false, dnsRecords: [] }),
+        domainProvider.read("1", { name: "x.example.com", adopt: false, dnsRecords: [] }),
       );
       expect(error.message).toContain("The email delivery API key from stack config `emailDelivery:apiKey`");
       expect(error.message).toContain("Nothing was sent.");

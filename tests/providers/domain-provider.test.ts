@@ -18,7 +18,7 @@ describe("domainProvider", () => {
 
   describe("check", () => {
     it("fills defaults and passes a good name through", async () => {
-      expect(await domainProvider.check!({}, { name: "mail.example.com", __provider: "p" })).toEqual({
+      expect(await domainProvider.check({}, { name: "mail.example.com", __provider: "p" })).toEqual({
         inputs: { name: "mail.example.com", adopt: false },
         failures: [],
       });
@@ -46,7 +46,7 @@ describe("domainProvider", () => {
       // Decodes to "u" + a combining mark, not the normalized "ü".
       ["xn--uber-vwc.example.com", punycodeReason("xn--uber-vwc")],
     ])("refuses %j with a reason naming the property", async (name, reason) => {
-      expect((await domainProvider.check!({}, { name })).failures).toEqual([{ property: "name", reason }]);
+      expect((await domainProvider.check({}, { name })).failures).toEqual([{ property: "name", reason }]);
     });
 
     it.each([
@@ -56,23 +56,23 @@ describe("domainProvider", () => {
       "xn--fiq228c.xn--fiqs8s",
       "xn--ls8h.la",
     ])("accepts the international name %j in punycode", async (name) => {
-      expect((await domainProvider.check!({}, { name })).failures).toEqual([]);
+      expect((await domainProvider.check({}, { name })).failures).toEqual([]);
     });
 
     it("reports every bad property, and properties that are not inputs", async () => {
-      const result = await domainProvider.check!({}, { name: 42, adopt: "yes", zone: "x" });
+      const result = await domainProvider.check({}, { name: 42, adopt: "yes", zone: "x" });
       expect(result.failures).toEqual([
         { property: "name", reason: "must be a string, not number 42" },
         { property: "adopt", reason: 'must be true or false, not the text "yes"' },
         { property: "zone", reason: "is not an input of Domain (inputs: name, adopt)" },
       ]);
-      expect((await domainProvider.check!({}, {})).failures).toEqual([
+      expect((await domainProvider.check({}, {})).failures).toEqual([
         { property: "name", reason: "Domain needs name" },
       ]);
     });
 
     it("lets a value unknown at preview through", async () => {
-      expect(await domainProvider.check!({}, { name: UNKNOWN })).toEqual({
+      expect(await domainProvider.check({}, { name: UNKNOWN })).toEqual({
         inputs: { name: UNKNOWN, adopt: false },
         failures: [],
       });
@@ -84,7 +84,7 @@ describe("domainProvider", () => {
 
     it("sees no change when only the serialized provider or `adopt` changed", async () => {
       expect(
-        await domainProvider.diff!("1", olds, {
+        await domainProvider.diff("1", olds, {
           name: "mail.example.com",
           adopt: true,
           __provider: "new text",
@@ -98,10 +98,10 @@ describe("domainProvider", () => {
 
     it("replaces on a new name, deleting first (names are unique), and on an unknown one", async () => {
       const expected = { changes: true, replaces: ["name"], deleteBeforeReplace: true };
-      expect(await domainProvider.diff!("1", olds, { name: "other.example.com", adopt: false })).toEqual(
+      expect(await domainProvider.diff("1", olds, { name: "other.example.com", adopt: false })).toEqual(
         expected,
       );
-      expect(await domainProvider.diff!("1", olds, { name: UNKNOWN, adopt: false })).toEqual(expected);
+      expect(await domainProvider.diff("1", olds, { name: UNKNOWN, adopt: false })).toEqual(expected);
     });
   });
 
@@ -132,29 +132,31 @@ describe("domainProvider", () => {
     it("reads what the service holds and keeps the records it cannot list", async () => {
       const { id, outs } = await create(uniqueDomain());
       await clientFor(emulator()).checkDomain(outs.domainId);
-      const read = await domainProvider.read!(id, { ...outs, __provider: "text" });
-      expect(read.id).toBe(id);
-      expect(read.props).toEqual({
-        ...outs,
-        spfStatus: "Missing",
-        dkimStatus: "Missing",
-        mxStatus: "Missing",
-        returnPathStatus: "Missing",
+      const read = await domainProvider.read(id, { ...outs, __provider: "text" });
+      expect(read).toEqual({
+        id,
+        props: {
+          ...outs,
+          spfStatus: "Missing",
+          dkimStatus: "Missing",
+          mxStatus: "Missing",
+          returnPathStatus: "Missing",
+        },
+        inputs: { name: outs.name, adopt: false },
       });
-      expect(read.inputs).toEqual({ name: outs.name, adopt: false });
     });
 
     it("reads a domain deleted outside Pulumi as gone, and deletes it again without error", async () => {
       const { id, outs } = await create(uniqueDomain());
       await clientFor(emulator()).deleteDomain(outs.domainId);
-      expect(await domainProvider.read!(id, outs)).toEqual({ id: undefined, props: {} });
-      await expect(domainProvider.delete!(id, outs)).resolves.toBeUndefined();
+      expect(await domainProvider.read(id, outs)).toEqual({ id: undefined, props: {} });
+      await expect(domainProvider.delete(id, outs)).resolves.toBeUndefined();
     });
 
     it("never reads a domain as gone on an auth failure or an outage", async () => {
       const { id, outs } = await create(uniqueDomain());
       await configureFor(emulator(), [domainProvider], "WrongKey0000000000000001");
-      expect(await failure(domainProvider.read!(id, outs))).toMatchObject({
+      expect(await failure(domainProvider.read(id, outs))).toMatchObject({
         kind: "auth",
         code: "InvalidServerAPIKey",
       });
@@ -163,17 +165,17 @@ describe("domainProvider", () => {
       // A refresh's provider host starts with no list: this read must ask the service.
       forgetSharedLists();
       emulator().faults.set([{ endpoints: "domains/list", rate503: 1 }]);
-      expect(await failure(domainProvider.read!(id, outs))).toMatchObject({
+      expect(await failure(domainProvider.read(id, outs))).toMatchObject({
         kind: "transient",
         httpStatus: 503,
       });
       emulator().faults.set([]);
-      expect((await domainProvider.read!(id, outs)).id).toBe(id);
+      expect((await domainProvider.read(id, outs)).id).toBe(id);
     });
 
     it("deletes", async () => {
       const { id, outs } = await create(uniqueDomain());
-      await domainProvider.delete!(id, outs);
+      await domainProvider.delete(id, outs);
       expect((await clientFor(emulator()).listDomains()).some((d) => d.id === outs.domainId)).toBe(false);
     });
   });
@@ -277,7 +279,7 @@ describe("domainProvider", () => {
       expect(error.message).toBe(
         "The email delivery base URL is not configured: run `pulumi config set emailDelivery:baseUrl …` for this stack, or set the EMAIL_DELIVERY_BASE_URL environment variable.",
       );
-      await domainProvider.configure!(configureRequest({ "emailDelivery:baseUrl": emulator().emailApi.url }));
+      await domainProvider.configure(configureRequest({ "emailDelivery:baseUrl": emulator().emailApi.url }));
       expect((await failure(create(uniqueDomain()))).message).toContain(
         "`pulumi config set --secret emailDelivery:apiKey …` for this stack, or set the EMAIL_DELIVERY_API_KEY environment variable",
       );

@@ -27,7 +27,7 @@ describe("the fallback key belongs to another server of the same service", () =>
     forgetConfig();
     setClientDefaults({ retry: { baseDelayMs: 5, maxDelayMs: 20 } });
     process.env.EMAIL_DELIVERY_API_KEY = otherServerKey;
-    await domainProvider.configure!(
+    await domainProvider.configure(
       configureRequest({ "emailDelivery:baseUrl": emulator().emailApi.url, "emailDelivery:apiKey": REFUSED }),
     );
   });
@@ -39,21 +39,23 @@ describe("the fallback key belongs to another server of the same service", () =>
 
   it("a refresh does not read this stack's domain as gone (which would drop it from state)", async () => {
     const { domain } = await clientFor(emulator()).createDomain(uniqueDomain("prod"));
-    const outcome = await domainProvider.read!(String(domain.id), {
-      name: domain.name,
-      adopt: false,
-      dnsRecords: [],
-    }).then(
-      (read) => read.id,
-      () => "refused",
-    );
+    const outcome = await domainProvider
+      .read(String(domain.id), {
+        name: domain.name,
+        adopt: false,
+        dnsRecords: [],
+      })
+      .then(
+        (read) => read.id,
+        () => "refused",
+      );
     expect(emulator().state.domains.some((d) => d.id === domain.id)).toBe(true);
     expect(outcome).not.toBeUndefined();
   });
 
   it("a destroy does not report this stack's domain deleted while it still exists", async () => {
     const { domain } = await clientFor(emulator()).createDomain(uniqueDomain("prod"));
-    const outcome = await domainProvider.delete!(String(domain.id), { name: domain.name }).then(
+    const outcome = await domainProvider.delete(String(domain.id), { name: domain.name }).then(
       () => "reported deleted",
       () => "refused",
     );
@@ -80,7 +82,7 @@ describe("an unusable EMAIL_DELIVERY_API_KEY when stack config holds a good key"
   it("does not stop a stack that never needs it", async () => {
     forgetConfig();
     process.env.EMAIL_DELIVERY_API_KEY = "SomeOtherProjectKey00001\n"; // e.g. `export X="$(cat key)"` of a CRLF file
-    await domainProvider.configure!(
+    await domainProvider.configure(
       configureRequest({
         "emailDelivery:baseUrl": emulator().emailApi.url,
         "emailDelivery:apiKey": emulator().emailApi.apiKey,

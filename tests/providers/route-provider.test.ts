@@ -26,7 +26,7 @@ describe("routeProvider", () => {
 
   describe("check", () => {
     it("fills the service's defaults", async () => {
-      expect(await routeProvider.check!({}, { name: "support", domainId: 3, endpointId: 1 })).toEqual({
+      expect(await routeProvider.check({}, { name: "support", domainId: 3, endpointId: 1 })).toEqual({
         inputs: {
           name: "support",
           domainId: 3,
@@ -41,12 +41,12 @@ describe("routeProvider", () => {
 
     it("accepts the wildcard and the return-path route", async () => {
       for (const name of ["*", "__returnpath__", "no-reply.team"]) {
-        expect((await routeProvider.check!({}, { name, domainId: 1, endpointId: 1 })).failures).toEqual([]);
+        expect((await routeProvider.check({}, { name, domainId: 1, endpointId: 1 })).failures).toEqual([]);
       }
     });
 
     it("names every bad property with a reason", async () => {
-      const result = await routeProvider.check!(
+      const result = await routeProvider.check(
         {},
         { name: "Support@mail.example.com", domainId: -1, endpointId: 2.5, mode: "Accept", spamMode: "mark" },
       );
@@ -58,7 +58,7 @@ describe("routeProvider", () => {
         { property: "spamMode", reason: 'must be one of Mark, Quarantine, Fail, not the text "mark"' },
       ]);
       expect(
-        (await routeProvider.check!({}, { name: "Support", domainId: "3", endpointId: 1 })).failures,
+        (await routeProvider.check({}, { name: "Support", domainId: "3", endpointId: 1 })).failures,
       ).toEqual([
         { property: "name", reason: 'must be lowercase (the service refuses upper case): use "support"' },
         { property: "domainId", reason: 'must be a number (the service\'s numeric id), not the text "3"' },
@@ -66,7 +66,7 @@ describe("routeProvider", () => {
     });
 
     it("lets a domain id unknown at preview through", async () => {
-      const result = await routeProvider.check!({}, { name: "a", domainId: UNKNOWN, endpointId: 1 });
+      const result = await routeProvider.check({}, { name: "a", domainId: UNKNOWN, endpointId: 1 });
       expect(result).toMatchObject({ failures: [], inputs: { domainId: UNKNOWN } });
     });
   });
@@ -93,7 +93,7 @@ describe("routeProvider", () => {
     };
 
     it("sees no change when only the serialized provider changed", async () => {
-      expect(await routeProvider.diff!("5", olds, news)).toEqual({
+      expect(await routeProvider.diff("5", olds, news)).toEqual({
         changes: false,
         replaces: [],
         deleteBeforeReplace: false,
@@ -102,7 +102,7 @@ describe("routeProvider", () => {
 
     it("updates name, endpoint, mode and spam mode in place", async () => {
       const changed = { ...news, name: "b", endpointId: 2, mode: "Hold", spamMode: "Fail" };
-      expect(await routeProvider.diff!("5", olds, changed)).toEqual({
+      expect(await routeProvider.diff("5", olds, changed)).toEqual({
         changes: true,
         replaces: [],
         deleteBeforeReplace: false,
@@ -111,8 +111,8 @@ describe("routeProvider", () => {
 
     it("replaces, deleting first, on a new or unknown domain", async () => {
       const expected = { changes: true, replaces: ["domainId"], deleteBeforeReplace: true };
-      expect(await routeProvider.diff!("5", olds, { ...news, domainId: 2 })).toEqual(expected);
-      expect(await routeProvider.diff!("5", olds, { ...news, domainId: UNKNOWN })).toEqual(expected);
+      expect(await routeProvider.diff("5", olds, { ...news, domainId: 2 })).toEqual(expected);
+      expect(await routeProvider.diff("5", olds, { ...news, domainId: UNKNOWN })).toEqual(expected);
     });
   });
 
@@ -123,13 +123,13 @@ describe("routeProvider", () => {
     expect(outs).toEqual({ routeId: Number(id), uuid: expect.any(String), ...wanted });
 
     emulator().requests.clear();
-    const updated = await routeProvider.update!(id, outs, { ...wanted, endpointId: 2, spamMode: "Fail" });
+    const updated = await routeProvider.update(id, outs, { ...wanted, endpointId: 2, spamMode: "Fail" });
     expect(emulator().requests.counts()).toEqual({ "routes/update": 1 });
     expect(updated.outs).toEqual({ ...outs, endpointId: 2, spamMode: "Fail" });
     const stored = emulator().state.routes.find((r) => r.id === Number(id))!;
     expect([stored.endpointId, stored.spamMode]).toEqual([2, "Fail"]);
 
-    const read = await routeProvider.read!(id, updated.outs);
+    const read = await routeProvider.read(id, updated.outs);
     expect(read).toEqual({
       id,
       props: updated.outs,
@@ -137,9 +137,9 @@ describe("routeProvider", () => {
     });
 
     emulator().requests.clear();
-    await routeProvider.delete!(id, updated.outs);
+    await routeProvider.delete(id, updated.outs);
     expect(emulator().requests.counts()).toEqual({ "routes/delete": 1 });
-    await expect(routeProvider.delete!(id, updated.outs)).resolves.toBeUndefined(); // already gone
+    await expect(routeProvider.delete(id, updated.outs)).resolves.toBeUndefined(); // already gone
   });
 
   it("creates 50 routes at once with 50 creates and two lists (each list sent after the creates it serves began)", async () => {
@@ -152,7 +152,7 @@ describe("routeProvider", () => {
   it("reads a route deleted outside Pulumi as gone", async () => {
     const { id, outs } = await routeProvider.create(inputs());
     await clientFor(emulator()).deleteRoute(Number(id));
-    expect(await routeProvider.read!(id, outs)).toEqual({ id: undefined, props: {} });
+    expect(await routeProvider.read(id, outs)).toEqual({ id: undefined, props: {} });
   });
 
   it("reads a route as gone when its domain was deleted, and deletes it without error", async () => {
@@ -160,14 +160,14 @@ describe("routeProvider", () => {
     const { domain } = await client.createDomain(uniqueDomain("doomed"));
     const { id, outs } = await routeProvider.create(inputs({ domainId: domain.id }));
     await client.deleteDomain(domain.id);
-    expect(await routeProvider.read!(id, outs)).toEqual({ id: undefined, props: {} });
-    await expect(routeProvider.delete!(id, outs)).resolves.toBeUndefined();
+    expect(await routeProvider.read(id, outs)).toEqual({ id: undefined, props: {} });
+    await expect(routeProvider.delete(id, outs)).resolves.toBeUndefined();
   });
 
   it("never reads a route as gone on an auth failure", async () => {
     const { id, outs } = await routeProvider.create(inputs());
     await configureFor(emulator(), [routeProvider], "WrongKey0000000000000001");
-    expect(await failure(routeProvider.read!(id, outs))).toMatchObject({ kind: "auth" });
+    expect(await failure(routeProvider.read(id, outs))).toMatchObject({ kind: "auth" });
   });
 
   describe("a route that already exists", () => {
@@ -201,7 +201,7 @@ describe("routeProvider", () => {
       const wanted = inputs();
       const first = await routeProvider.create(wanted);
       await failure(routeProvider.create(wanted));
-      await routeProvider.delete!(first.id, first.outs);
+      await routeProvider.delete(first.id, first.outs);
       expect((await clientFor(emulator()).listRoutes()).some((r) => r.name === wanted.name)).toBe(false);
     });
 
@@ -238,7 +238,7 @@ describe("routeProvider reading Postal's return-path route", () => {
         spamMode: "Mark",
         adopt: false,
       };
-      const read = await routeProvider.read!("5", state);
+      const read = await routeProvider.read("5", state);
       expect(read.id).toBe("5");
       expect(read.props).toMatchObject({ name: "__returnpath__", endpointId: 2 });
     } finally {
@@ -277,9 +277,9 @@ describe("routeProvider against a service that clears the endpoint of a non-deli
       };
       const { outs } = await routeProvider.create(wanted);
       expect(outs.endpointId).toBe(2);
-      const read = await routeProvider.read!("9", outs);
+      const read = await routeProvider.read("9", outs);
       expect(read.props).toMatchObject({ endpointId: 2, mode: "Hold" });
-      expect(await routeProvider.diff!("9", read.props, wanted)).toMatchObject({ changes: false });
+      expect(await routeProvider.diff("9", read.props, wanted)).toMatchObject({ changes: false });
     } finally {
       await server.close();
     }

@@ -44,7 +44,7 @@ describe("verificationProvider", () => {
 
   describe("check", () => {
     it("fills defaults: all four checks, 600 s, polls from 5 s, waits of at most 5 s", async () => {
-      expect(await verificationProvider.check!({}, { domainId: 4 })).toEqual({
+      expect(await verificationProvider.check({}, { domainId: 4 })).toEqual({
         inputs: {
           domainId: 4,
           checks: ["spf", "dkim", "mx", "returnPath"],
@@ -56,16 +56,16 @@ describe("verificationProvider", () => {
       });
       // A longer poll interval than the default cap raises the cap with it (as before the cap was an input).
       expect(
-        (await verificationProvider.check!({}, { domainId: 4, pollIntervalSeconds: 20 })).inputs,
+        (await verificationProvider.check({}, { domainId: 4, pollIntervalSeconds: 20 })).inputs,
       ).toMatchObject({ pollIntervalSeconds: 20, maxPollIntervalSeconds: 20 });
       expect(
-        (await verificationProvider.check!({}, { domainId: 4, maxPollIntervalSeconds: 60 })).inputs,
+        (await verificationProvider.check({}, { domainId: 4, maxPollIntervalSeconds: 60 })).inputs,
       ).toMatchObject({ pollIntervalSeconds: 5, maxPollIntervalSeconds: 60 });
     });
 
     it("names a bad maxPollIntervalSeconds", async () => {
       const failures = async (news: Record<string, unknown>) =>
-        (await verificationProvider.check!({}, { domainId: 1, ...news })).failures;
+        (await verificationProvider.check({}, { domainId: 1, ...news })).failures;
       expect(await failures({ maxPollIntervalSeconds: 0 })).toEqual([
         { property: "maxPollIntervalSeconds", reason: "must be between 1 and 300 seconds, not 0" },
       ]);
@@ -79,7 +79,7 @@ describe("verificationProvider", () => {
     });
 
     it("names every bad property with a reason", async () => {
-      const result = await verificationProvider.check!(
+      const result = await verificationProvider.check(
         {},
         { domainId: 0, checks: ["spf", "DKIM", "spf"], timeoutSeconds: 0 },
       );
@@ -88,18 +88,18 @@ describe("verificationProvider", () => {
         { property: "checks", reason: 'has the text "DKIM"; checks are spf, dkim, mx, returnPath' },
         { property: "timeoutSeconds", reason: "must be between 1 and 7200 seconds, not 0" },
       ]);
-      expect((await verificationProvider.check!({}, { domainId: 1, checks: [] })).failures).toEqual([
+      expect((await verificationProvider.check({}, { domainId: 1, checks: [] })).failures).toEqual([
         { property: "checks", reason: "must name at least one of spf, dkim, mx, returnPath" },
       ]);
       expect(
-        (await verificationProvider.check!({}, { domainId: 1, timeoutSeconds: 10, pollIntervalSeconds: 30 }))
+        (await verificationProvider.check({}, { domainId: 1, timeoutSeconds: 10, pollIntervalSeconds: 30 }))
           .failures,
       ).toEqual([{ property: "pollIntervalSeconds", reason: "must not be longer than timeoutSeconds (10)" }]);
     });
 
     it("lets unknown values through", async () => {
       expect(
-        (await verificationProvider.check!({}, { domainId: UNKNOWN, checks: ["spf", UNKNOWN] })).failures,
+        (await verificationProvider.check({}, { domainId: UNKNOWN, checks: ["spf", UNKNOWN] })).failures,
       ).toEqual([]);
     });
   });
@@ -108,14 +108,14 @@ describe("verificationProvider", () => {
     const verified = { ...inputs(1), verified: true };
 
     it("sees no change for a verified domain with the same inputs", async () => {
-      expect(await verificationProvider.diff!("1", verified, inputs(1, { __provider: "new text" }))).toEqual({
+      expect(await verificationProvider.diff("1", verified, inputs(1, { __provider: "new text" }))).toEqual({
         changes: false,
         replaces: [],
       });
     });
 
     it("waits again when the last result was not verified", async () => {
-      expect(await verificationProvider.diff!("1", { ...verified, verified: false }, inputs(1))).toEqual({
+      expect(await verificationProvider.diff("1", { ...verified, verified: false }, inputs(1))).toEqual({
         changes: true,
         replaces: [],
       });
@@ -126,27 +126,27 @@ describe("verificationProvider", () => {
         ...verified,
         maxPollIntervalSeconds: undefined,
       };
-      const checked = (await verificationProvider.check!({}, inputs(1))).inputs;
+      const checked = (await verificationProvider.check({}, inputs(1))).inputs;
       expect(checked.maxPollIntervalSeconds).toBe(5);
-      expect(await verificationProvider.diff!("1", older, checked)).toEqual({ changes: false, replaces: [] });
-      expect(await verificationProvider.diff!("1", older, inputs(1))).toEqual({
+      expect(await verificationProvider.diff("1", older, checked)).toEqual({ changes: false, replaces: [] });
+      expect(await verificationProvider.diff("1", older, inputs(1))).toEqual({
         changes: false,
         replaces: [],
       });
-      expect(
-        await verificationProvider.diff!("1", older, { ...checked, maxPollIntervalSeconds: 10 }),
-      ).toEqual({
-        changes: true,
-        replaces: [],
-      });
+      expect(await verificationProvider.diff("1", older, { ...checked, maxPollIntervalSeconds: 10 })).toEqual(
+        {
+          changes: true,
+          replaces: [],
+        },
+      );
     });
 
     it("waits again when the checks change, and replaces for another domain", async () => {
-      expect(await verificationProvider.diff!("1", verified, inputs(1, { checks: ["spf"] }))).toEqual({
+      expect(await verificationProvider.diff("1", verified, inputs(1, { checks: ["spf"] }))).toEqual({
         changes: true,
         replaces: [],
       });
-      expect(await verificationProvider.diff!("1", verified, inputs(2))).toEqual({
+      expect(await verificationProvider.diff("1", verified, inputs(2))).toEqual({
         changes: true,
         replaces: ["domainId"],
       });
@@ -275,15 +275,15 @@ describe("verificationProvider", () => {
 
     const dkimIndex = domain.records.findIndex((r) => r.purpose === "dkim");
     await unpublishRecords(emulator(), [ids[dkimIndex]]);
-    const read = await verificationProvider.read!(id, outs);
+    const read = await verificationProvider.read(id, outs);
     expect(read.props).toMatchObject({ verified: false, dkimStatus: "Missing" });
-    expect(await verificationProvider.diff!(id, read.props, inputs(domain.id))).toEqual({
+    expect(await verificationProvider.diff(id, read.props, inputs(domain.id))).toEqual({
       changes: true,
       replaces: [],
     });
 
     await publishRecords(emulator(), [domain.records[dkimIndex]]);
-    const updated = await verificationProvider.update!(id, read.props, inputs(domain.id));
+    const updated = await verificationProvider.update(id, read.props, inputs(domain.id));
     expect(updated.outs).toMatchObject({ verified: true, dkimStatus: "OK" });
   });
 
@@ -292,9 +292,9 @@ describe("verificationProvider", () => {
     await publishRecords(emulator(), domain.records);
     const { id, outs } = await verificationProvider.create(inputs(domain.id));
     await clientFor(emulator()).deleteDomain(domain.id);
-    expect(await verificationProvider.read!(id, outs)).toEqual({ id: undefined, props: {} });
+    expect(await verificationProvider.read(id, outs)).toEqual({ id: undefined, props: {} });
     emulator().requests.clear();
-    await verificationProvider.delete!(id, outs);
+    await verificationProvider.delete(id, outs);
     expect(emulator().requests.all()).toEqual([]);
   });
 
@@ -319,7 +319,7 @@ describe("verificationProvider", () => {
     /** The verification provider configured for a scripted server, and what the server received. */
     async function scriptedService(scripts: Script[]) {
       const server = await startScriptedServer(scripts);
-      await verificationProvider.configure!(
+      await verificationProvider.configure(
         configureRequest({ "emailDelivery:baseUrl": server.url, "emailDelivery:apiKey": KEY }),
       );
       return server;

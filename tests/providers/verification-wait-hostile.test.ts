@@ -18,7 +18,7 @@ async function configureForServer(url: string) {
   forgetRateLimits();
   forgetSharedLists();
   setClientDefaults({ retry: { baseDelayMs: 5, maxDelayMs: 20 } });
-  await verificationProvider.configure!(
+  await verificationProvider.configure(
     configureRequest({ "emailDelivery:baseUrl": url, "emailDelivery:apiKey": KEY }),
   );
 }

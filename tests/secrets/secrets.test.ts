@@ -1,7 +1,7 @@
 import { inspect } from "node:util";
-import type * as pulumi from "@pulumi/pulumi";
 import { createClient, DnsRecord } from "../../provider/client";
 import { domainProvider, routeProvider } from "../../provider/providers";
+import type { TypedResourceProvider } from "../../provider/providers/stored-provider";
 import { createVerificationProvider } from "../../provider/providers/verification-provider";
 import { forgetConfig, setClientDefaults } from "../../provider/providers/connection";
 import { Domain, Route } from "../../provider";
@@ -124,10 +124,10 @@ function captureOutput(): () => void {
   return () => restore.forEach((undo) => undo());
 }
 
-function configure(providers: pulumi.dynamic.ResourceProvider[], config: Record<string, string>) {
+function configure(providers: TypedResourceProvider<unknown, unknown>[], config: Record<string, string>) {
   forgetConfig();
   setClientDefaults({ retry: { baseDelayMs: 5, maxDelayMs: 20, maxAttempts: 2 } });
-  return Promise.all(providers.map((provider) => provider.configure!(configureRequest(config))));
+  return Promise.all(providers.map((provider) => provider.configure(configureRequest(config))));
 }
 
 // The waits between polls take no time: only what the provider emits matters here.
@@ -162,43 +162,43 @@ it("no key — API key, master key, or a wrong key the service echoes — appear
     texts.forEach((text, i) => emit(`stored provider text ${i} (configured in-process)`, text));
 
     const name = domainName("sec");
-    const domainCheck = await emitting("domain check", () => domainProvider.check!({}, { name }));
+    const domainCheck = await emitting("domain check", () => domainProvider.check({}, { name }));
     const domainInputs = { ...domainCheck.inputs, __provider: texts[0] };
     const domain = await emitting("domain create", () => domainProvider.create(domainInputs));
     const domainState = { ...domain.outs, __provider: texts[0] };
-    await emitting("domain read", () => domainProvider.read!(domain.id, domainState));
+    await emitting("domain read", () => domainProvider.read(domain.id, domainState));
     await emitting("domain diff", () =>
-      domainProvider.diff!(domain.id, domainState, { ...domainInputs, adopt: true }),
+      domainProvider.diff(domain.id, domainState, { ...domainInputs, adopt: true }),
     );
     await emitting("domain update", () =>
-      domainProvider.update!(domain.id, domainState, { ...domainInputs, adopt: true }),
+      domainProvider.update(domain.id, domainState, { ...domainInputs, adopt: true }),
     );
     await mustFail("domain create of an existing name", () => domainProvider.create(domainInputs));
 
     const domainId = Number(domain.id);
     const routeCheck = await emitting("route check", () =>
-      routeProvider.check!({}, { name: "support", domainId, endpointId: 1 }),
+      routeProvider.check({}, { name: "support", domainId, endpointId: 1 }),
     );
-    const route = await emitting("route create", () => routeProvider.create(routeCheck.inputs!));
-    await emitting("route read", () => routeProvider.read!(route.id, route.outs));
+    const route = await emitting("route create", () => routeProvider.create(routeCheck.inputs));
+    await emitting("route read", () => routeProvider.read(route.id, route.outs));
     await emitting("route diff", () =>
-      routeProvider.diff!(route.id, route.outs, { ...routeCheck.inputs, mode: "Hold" }),
+      routeProvider.diff(route.id, route.outs, { ...routeCheck.inputs, mode: "Hold" }),
     );
     const routeUpdated = await emitting("route update", () =>
-      routeProvider.update!(route.id, route.outs, { ...routeCheck.inputs, mode: "Hold" }),
+      routeProvider.update(route.id, route.outs, { ...routeCheck.inputs, mode: "Hold" }),
     );
-    await emitting("route delete", () => routeProvider.delete!(route.id, routeUpdated.outs));
+    await emitting("route delete", () => routeProvider.delete(route.id, routeUpdated.outs));
     await mustFail("route create on a missing domain", () =>
       routeProvider.create({ ...routeCheck.inputs, domainId: 999_999 }),
     );
     await mustFail("route update of a missing route (RouteNotFound)", () =>
-      routeProvider.update!("999999", route.outs, { ...routeCheck.inputs, mode: "Reject" }),
+      routeProvider.update("999999", route.outs, { ...routeCheck.inputs, mode: "Reject" }),
     );
 
     // Verification: first a timeout (nothing published), then published and verified.
     const shortWait = { domainId, timeoutSeconds: 2, pollIntervalSeconds: 1 };
     const verificationCheck = await emitting("verification check", () =>
-      verificationProvider.check!({}, shortWait),
+      verificationProvider.check({}, shortWait),
     );
     await mustFail("verification timeout", () =>
       verificationProvider.create({ ...verificationCheck.inputs, __provider: texts[2] }),
@@ -208,9 +208,9 @@ it("no key — API key, master key, or a wrong key the service echoes — appear
       verificationProvider.create({ ...verificationCheck.inputs, timeoutSeconds: 20, __provider: texts[2] }),
     );
     expect(verified.outs.verified).toBe(true);
-    await emitting("verification read", () => verificationProvider.read!(verified.id, verified.outs));
+    await emitting("verification read", () => verificationProvider.read(verified.id, verified.outs));
     await emitting("verification read of a missing domain (DomainNotFound → gone)", () =>
-      verificationProvider.read!("999999", { ...verified.outs, domainId: 999_999 }),
+      verificationProvider.read("999999", { ...verified.outs, domainId: 999_999 }),
     );
     await mustFail("verification of a missing domain", () =>
       verificationProvider.create({ ...verificationCheck.inputs, domainId: 999_999 }),
@@ -218,9 +218,9 @@ it("no key — API key, master key, or a wrong key the service echoes — appear
 
     // Validation: check failures, and the service's own ValidationError through the client.
     await emitting("check failures", async () => [
-      await domainProvider.check!({}, { name: "Bad_Name.example.com", adopt: "yes", zone: "x" }),
-      await routeProvider.check!({}, { name: "A@b", domainId: -1, endpointId: 1.5, mode: "x" }),
-      await verificationProvider.check!({}, { domainId: 0, checks: ["bogus"], timeoutSeconds: 0 }),
+      await domainProvider.check({}, { name: "Bad_Name.example.com", adopt: "yes", zone: "x" }),
+      await routeProvider.check({}, { name: "A@b", domainId: -1, endpointId: 1.5, mode: "x" }),
+      await verificationProvider.check({}, { domainId: 0, checks: ["bogus"], timeoutSeconds: 0 }),
     ]);
     const client = createClient({
       baseUrl: url,
@@ -269,20 +269,20 @@ it("no key — API key, master key, or a wrong key the service echoes — appear
     await configure(PROVIDERS, { ...good, "emailDelivery:apiKey": WRONG_KEY });
     texts.push(...Object.values(loaderTexts()));
     texts.slice(3).forEach((text, i) => emit(`stored provider text ${i} (wrong key configured)`, text));
-    await mustFail("domain read with a wrong key", () => domainProvider.read!(domain.id, domainState));
+    await mustFail("domain read with a wrong key", () => domainProvider.read(domain.id, domainState));
     await mustFail("domain create with a wrong key", () =>
       domainProvider.create({ name: domainName("wk"), adopt: false }),
     );
-    await mustFail("route read with a wrong key", () => routeProvider.read!(route.id, route.outs));
+    await mustFail("route read with a wrong key", () => routeProvider.read(route.id, route.outs));
     await mustFail("verification with a wrong key", () =>
-      verificationProvider.create(verificationCheck.inputs!),
+      verificationProvider.create(verificationCheck.inputs),
     );
-    await mustFail("domain delete with a wrong key", () => domainProvider.delete!(domain.id, domainState));
+    await mustFail("domain delete with a wrong key", () => domainProvider.delete(domain.id, domainState));
     forgetConfig();
-    await mustFail("not configured", () => domainProvider.read!(domain.id, domainState));
+    await mustFail("not configured", () => domainProvider.read(domain.id, domainState));
 
     await configure(PROVIDERS, good);
-    await emitting("domain delete", () => domainProvider.delete!(domain.id, domainState));
+    await emitting("domain delete", () => domainProvider.delete(domain.id, domainState));
 
     // ---- 2. the real provider host over gRPC: state as the engine stores it ----------------------
     host = await startProviderHost();

@@ -34,7 +34,7 @@ export const PROJECT = "email-delivery";
 
 // The engine's unknown sentinel and secret form, for the tests that drive a host (see testing/engine-wire.ts).
 export { rpcSecret, UNKNOWN } from "../../testing/engine-wire";
-export { serializeProvider } from "./serialize-provider";
+export { SERIALIZED_BEFORE_THE_LOADER, serializeProvider } from "./serialize-provider";
 export { isHostCallError } from "./host-grpc";
 export type { HostCallError, Props, ResourceInitFailure } from "./host-grpc";
 

@@ -44,3 +44,20 @@ export async function serializeProvider(provider: object): Promise<string> {
     for (const [name, descriptor] of saved) Object.defineProperty(globalThis, name, descriptor);
   }
 }
+
+/**
+ * A stored provider of the form builds before the loader wrote (this package's code serialized by
+ * value by Pulumi's closure serializer), for tests of state that still holds one. The package no
+ * longer serializes (its schemas and errors are module-level and classes), and such a text is
+ * only compared, never run: any text that is not a loader stands for it.
+ */
+export const SERIALIZED_BEFORE_THE_LOADER = `exports.handler = __f0;
+
+function __f0() {
+  return (function() {
+    with({ provider: __provider }) {
+return () => provider;
+    }
+  }).apply(undefined, undefined).apply(this, arguments);
+}
+`;

@@ -77,7 +77,7 @@ export function returnPathInputs(zoneId: string, name: string, policy: ClaimedRe
   });
 }
 
-export const claimedProvider = claimedRecordProvider as Required<typeof claimedRecordProvider>;
+export const claimedProvider = claimedRecordProvider;
 
 /** Configures the claimed record provider with the emulator's Cloudflare settings (in `beforeAll`). */
 export async function configureClaimedProvider(emulator: Emulator): Promise<void> {
@@ -97,7 +97,7 @@ export async function createClaimed(
   const checked = await claimedProvider.check({}, news);
   if ((checked.failures ?? []).length > 0)
     throw new Error(`check failed: ${JSON.stringify(checked.failures)}`);
-  return (await claimedProvider.create(checked.inputs)) as { id: string; outs: ClaimedRecordOutputs };
+  return claimedProvider.create(checked.inputs);
 }
 
 /** What `pulumi refresh` does with a claimed record: its id (undefined: gone) and outputs. */

@@ -1,5 +1,5 @@
-import type { DomainCheck, EmailApiError } from "../../provider/client";
-import { emailApiError, interpretAnswer } from "../../provider/client";
+import type { DomainCheck } from "../../provider/client";
+import { EmailApiError, interpretAnswer } from "../../provider/client";
 import { checkVerificationInputs, VerificationInputs } from "../../provider/inputs";
 import { checkTable, formatDuration } from "../../provider/verification/report";
 import { checkRequestTimeout, waitForChecks, WaitOptions, waitTimes } from "../../provider/verification/wait";
@@ -89,7 +89,7 @@ describe("waitForChecks", () => {
   });
 
   it("treats a transient failure as 'not yet', and the domain gone as the end", async () => {
-    const transient = emailApiError({
+    const transient = new EmailApiError({
       operation: "domains/check",
       kind: "transient",
       serviceMessage: "down",
@@ -106,7 +106,7 @@ describe("waitForChecks", () => {
       "the service did not answer; 1m00s left (last check: domains/check failed (transient): down.)",
     );
 
-    const gone = emailApiError({
+    const gone = new EmailApiError({
       operation: "domains/check",
       kind: "not-found",
       code: "DomainNotFound",
@@ -175,7 +175,7 @@ describe("time spent per check request", () => {
       bounds.push(requestTimeoutMs);
       if (bounds.length > 1) return OK;
       advance(requestTimeoutMs); // hangs until the client gives up on it
-      throw emailApiError({
+      throw new EmailApiError({
         operation: "domains/check",
         kind: "transient",
         code: "ETIMEDOUT",
