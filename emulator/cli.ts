@@ -6,7 +6,8 @@
 import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
-import { Emulator, keyProblem, MAX_DKIM_BITS, MIN_DKIM_BITS, resolverProblem, startEmulator } from "./start";
+import type { Emulator } from "./emulator";
+import { keyProblem, MAX_DKIM_BITS, MIN_DKIM_BITS, resolverProblem, startEmulator } from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]
        (in a clone of the repository: npm run emulator -- [options])

@@ -5,6 +5,7 @@
  *
  * @module pulumi-email-delivery/emulator
  */
+export * from "./emulator";
 export * from "./start";
 export * from "./config";
 export * from "./http/faults";

@@ -1,141 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { Resolver } from "node:dns";
 import { addZone, cloudflareService, CloudflareServiceContext } from "./cloudflare";
+import type { Emulator, EmulatorOptions } from "./emulator";
 import { normaliseName } from "./cloudflare/names";
 import { addressWithPort, CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
 import { startDnsServer } from "./dns";
 import { EmailApiContext, emailApiService, seedServer } from "./email-api";
-import { FaultInjector, FaultRule } from "./http/faults";
-import { RateLimit, ServiceRateLimit } from "./http/rate-limit";
+import { FaultInjector } from "./http/faults";
+import { ServiceRateLimit } from "./http/rate-limit";
 import { RequestLog } from "./http/request-log";
 import { RunningService, startHttpService } from "./http/service";
-import { CloudflareSeeding, EmailApiSeeding, emulatorSeeding } from "./seeding";
-import { EmulatorState } from "./store/state";
+import { emulatorSeeding } from "./seeding";
 import { StateFile } from "./store/state-file";
 import { Store } from "./store/store";
-
-/**
- * What {@link startEmulator} takes; every option has a default.
- *
- * @example
- * const emulator = await startEmulator({ zones: ["example.com"], faults: [{ endpoints: "domains/create", rate503: 0.5 }] });
- */
-export interface EmulatorOptions {
-  /** Address every server binds to. Only loopback is sensible. @default "127.0.0.1" */
-  host?: string;
-  /** Ports; 0 picks a free one. @default 0 for each */
-  ports?: {
-    /** The email API's HTTP port. */
-    emailApi?: number;
-    /** The Cloudflare stand-in's HTTP port. */
-    cloudflare?: number;
-    /** The DNS server's port (UDP and TCP). */
-    dns?: number;
-  };
-  /**
-   * API key of the seeded server. A state file's stored key wins, so the printed key always works.
-   * @default random (24 alphanumerics, like Postal's)
-   */
-  apiKey?: string;
-  /** SMTP key of the seeded server (refused by the HTTP API, as in Postal); stored key wins. @default random */
-  smtpKey?: string;
-  /** Master key for `server/create`. @default random */
-  masterKey?: string;
-  /** Bearer token the Cloudflare stand-in accepts. @default random, 40 characters */
-  cloudflareToken?: string;
-  /** Zones the Cloudflare stand-in holds (and the DNS server is authoritative for). @default ["example.com"] */
-  zones?: string[];
-  /** HTTP endpoints of the seeded server, which routes deliver to. @default three endpoints */
-  endpoints?: {
-    /** The endpoint's name. */
-    name: string;
-    /** Where it would deliver (nothing is sent). */
-    url: string;
-  }[];
-  /** The installation's DNS settings (SPF include, MX hosts, …). @default Postal's defaults */
-  dns?: Partial<MailDnsConfig>;
-  /** Where the domain check sends DNS queries, `host:port`. @default the emulator's DNS server */
-  resolver?: string;
-  /** Split quoted TXT strings over 255 bytes, as Cloudflare does. @default true */
-  splitLongTxt?: boolean;
-  /**
-   * Keep state in this JSON file: written atomically after every change, before the answer goes
-   * out; reloaded (and its shape checked) on start. @default in memory
-   */
-  stateFile?: string;
-  /** Fault rules active from the start. @default none */
-  faults?: FaultRule[];
-  /** Seed of the fault injector's random draws. @default 1 */
-  faultSeed?: number;
-  /** A server-wide request rate limit of the email API (429 with `Retry-After` over it). @default none */
-  rateLimit?: RateLimit;
-}
-
-/** The email service: its settings, and its objects seeded and read without HTTP (`addDomain`, …). */
-export interface EmulatorEmailApi extends EmailApiSeeding {
-  /** The API's base URL: what `emailDelivery:baseUrl` takes. */
-  url: string;
-  /** The key of the emulator's server, which the seeding methods work on. */
-  apiKey: string;
-  /** The SMTP key of the emulator's server, which the HTTP API refuses. */
-  smtpKey: string;
-  /** The master key, for `server/create`. */
-  masterKey: string;
-}
-
-/** The Cloudflare stand-in: its settings, and its zones' records seeded and read without HTTP (`addRecord`, …). */
-export interface EmulatorCloudflare extends CloudflareSeeding {
-  /** The API's base URL, `…/client/v4`. */
-  url: string;
-  /** The bearer token it accepts: what `cloudflare:apiToken` takes. */
-  apiToken: string;
-  /** The zones given at start (`zones`). */
-  zones: {
-    /** The zone's id, as Cloudflare's API and `cloudflare.DnsRecord`'s `zoneId` take it. */
-    id: string;
-    /** The zone's name. */
-    name: string;
-  }[];
-}
-
-/**
- * A running emulator ({@link startEmulator}): the email service, the Cloudflare stand-in and the
- * DNS server, and what tests use to steer and inspect them.
- */
-export interface Emulator {
-  /** The email service. */
-  emailApi: EmulatorEmailApi;
-  /** The Cloudflare stand-in. */
-  cloudflare: EmulatorCloudflare;
-  /**
-   * Its DNS server: the IP it bound (a `host` name resolved), the port, and `address`, `ip:port`
-   * (an IPv6 address in brackets) as node:dns's `setServers` and `emailDelivery:dnsResolver` take it.
-   */
-  dns: {
-    /** The IP address it bound. */
-    host: string;
-    /** The port it listens on. */
-    port: number;
-    /** `ip:port`, an IPv6 address in brackets. */
-    address: string;
-  };
-  /** The shared fault injector: `emulator.faults.set([...])`. */
-  faults: FaultInjector;
-  /** The email API's rate limit: `emulator.rateLimit.set({ requestsPerSecond, burst })`. */
-  rateLimit: ServiceRateLimit;
-  /** Requests received by both HTTP servers. */
-  requests: RequestLog;
-  /**
-   * The live state, as stored (read it in tests; change it only through the APIs or the seeding
-   * methods). `emulator.cloudflare.records(zone)`, `emulator.emailApi.domains()` and `routes()`
-   * give what the APIs answer instead.
-   */
-  state: EmulatorState;
-  /** The lines a user pastes into an env file. */
-  envLines(): string[];
-  /** Stops the servers and writes the state file's last changes; a second call waits for the same stop. */
-  stop(): Promise<void>;
-}
 
 const DEFAULT_ENDPOINTS = [
   { name: "Inbound webhook", url: "http://127.0.0.1:9/inbound" },

@@ -41,12 +41,10 @@ import type {
 /**
  * A client for the email delivery service's API (Postal's legacy HTTP API, `/api/v1/...`). Each
  * operation says what it sends, how its answer is read and what may be done when the answer is
- * lost; `execute` (execute.ts) retries transient failures within an attempt cap and a time budget,
- * and `Transport` (transport.ts) sends through the process's rate limiter. Every failure is an
- * EmailApiError with a kind: auth, not-found, conflict, validation, transient.
- *
- * The providers get theirs from `serviceClient()` (providers/connection.ts) when a method runs,
- * after `configure()`.
+ * lost; `execute` (execute.ts) runs it through the one retry loop (retry-loop.ts), and `Transport`
+ * (transport.ts) sends through the process's rate limiter. Every failure is an EmailApiError with a
+ * kind: auth, not-found, conflict, validation, transient. The providers get theirs from
+ * `serviceClient()` (providers/connection.ts) when a method runs, after `configure()`.
  */
 export class EmailDeliveryClient {
   private readonly transport: Transport;

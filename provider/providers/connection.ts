@@ -4,68 +4,13 @@ import { keyProblem } from "../client/key-check";
 import { redact } from "../client/redact";
 import { dnsServerProblem } from "../dns/spf-lookups";
 import { processState } from "../process-state";
-
-/** Where each connection setting comes from: stack config first, then the environment. */
-export const CONNECTION_SETTINGS = {
-  /** The email service's base URL. */
-  baseUrl: {
-    /** The stack config key, read first. */
-    config: "emailDelivery:baseUrl",
-    /** The environment variable, read when the config key is unset. */
-    env: "EMAIL_DELIVERY_BASE_URL",
-    /** What the setting is, in error messages. */
-    what: "base URL",
-  },
-  /** The server API key. */
-  apiKey: {
-    /** The stack config key, read first. */
-    config: "emailDelivery:apiKey",
-    /** The environment variable, read when the config key is unset. */
-    env: "EMAIL_DELIVERY_API_KEY",
-    /** What the setting is, in error messages. */
-    what: "API key",
-  },
-} as const;
-
-/**
- * The default Cloudflare provider's settings, read the same way, for the records this package
- * writes itself (`ClaimedDnsRecord`: adopted, overwritten or merged records): the configuration
- * users already have for `@pulumi/cloudflare`, no setting of its own.
- */
-export const CLOUDFLARE_SETTINGS = {
-  /** The Cloudflare API token. */
-  apiToken: {
-    /** The stack config key, read first. */
-    config: "cloudflare:apiToken",
-    /** The environment variable, read when the config key is unset. */
-    env: "CLOUDFLARE_API_TOKEN",
-    /** What the setting is, in error messages. */
-    what: "API token",
-  },
-  /** Cloudflare's API base URL (unset: Cloudflare's own). */
-  baseUrl: {
-    /** The stack config key, read first. */
-    config: "cloudflare:baseUrl",
-    /** The environment variable, read when the config key is unset. */
-    env: "CLOUDFLARE_BASE_URL",
-    /** What the setting is, in error messages. */
-    what: "base URL",
-  },
-} as const;
-
-/**
- * The DNS server the SPF checks of a merge ask (`ip[:port]`), read the same way in the program
- * (the zone survey) and in the provider host (a claimed record's check before it writes). Unset:
- * this machine's resolver. Set to the emulator's DNS server by the test kit, and by hand for a
- * stack against the standalone emulator, whose zones no other DNS serves.
- */
-export const DNS_RESOLVER_SETTING = {
-  config: "emailDelivery:dnsResolver",
-  env: "EMAIL_DELIVERY_DNS_RESOLVER",
-} as const;
-
-/** Cloudflare's API, when `cloudflare:baseUrl` and CLOUDFLARE_BASE_URL are unset. */
-export const CLOUDFLARE_API_URL = "https://api.cloudflare.com/client/v4";
+import {
+  CLOUDFLARE_API_URL,
+  CLOUDFLARE_SETTINGS,
+  CONNECTION_SETTINGS,
+  DNS_RESOLVER_SETTING,
+  ROTATED_API_KEY_ENV,
+} from "./connection-settings";
 
 type Setting = keyof typeof CONNECTION_SETTINGS;
 type CloudflareSetting = keyof typeof CLOUDFLARE_SETTINGS;
@@ -174,9 +119,6 @@ export function settingOrEnvironment(setting: Setting, fromConfig: string | unde
       `for this stack, or set the ${env} environment variable.`,
   );
 }
-
-/** Where a rotated API key may be given, for the commands that still send the saved one. */
-export const ROTATED_API_KEY_ENV = "EMAIL_DELIVERY_ROTATED_API_KEY";
 
 /**
  * The new key after a rotation, tried when the service refuses the configured one. `pulumi refresh`

@@ -16,4 +16,4 @@ export type {
   RouteInputs,
   VerificationInputs,
 } from "../inputs";
-export { CLOUDFLARE_SETTINGS, CONNECTION_SETTINGS } from "./connection";
+export { CLOUDFLARE_SETTINGS, CONNECTION_SETTINGS } from "./connection-settings";

@@ -1,7 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { CheckStatus, Domain as ServiceDomainRecord, findDomain } from "../client";
 import { domainNameProblem } from "../inputs/names";
-import { CONNECTION_SETTINGS, programClient } from "../providers/connection";
+import { programClient } from "../providers/connection";
+import { CONNECTION_SETTINGS } from "../providers/connection-settings";
 
 /**
  * `getDomain` / `getDomainOutput`: a read-only lookup, by name, of a domain another stack (or a

@@ -7,7 +7,8 @@ import { recordOwner } from "../dns/ownership";
 import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
-import { DNS_RESOLVER_SETTING, dnsResolverSetting } from "../providers/connection";
+import { dnsResolverSetting } from "../providers/connection";
+import { DNS_RESOLVER_SETTING } from "../providers/connection-settings";
 import { ZoneNotRead, ZoneReads, zoneReadsFor } from "./zone-reads";
 import type { ExistingRecordPolicies } from "./existing-record-policies";
 

@@ -1,7 +1,8 @@
 import * as dgram from "node:dgram";
 import { promises as dns } from "node:dns";
 import { checkSpfLookups, dnsServerProblem, quoteTxt } from "../../provider/dns";
-import { DNS_RESOLVER_SETTING, dnsResolverSetting, forgetConfig } from "../../provider/providers/connection";
+import { dnsResolverSetting, forgetConfig } from "../../provider/providers/connection";
+import { DNS_RESOLVER_SETTING } from "../../provider/providers/connection-settings";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { publishAddresses } from "../support/service-spf";
