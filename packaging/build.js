@@ -1,4 +1,4 @@
-// `npm run build` (and so `prepare`): dist/ from provider/, emulator/ and testing/ with tsc (./tsc.js), then a stamp of what it was
+// `npm run build` (and so `prepare`): dist/ from src/, emulator/ and testing/ with tsc (./tsc.js), then a stamp of what it was
 // built from. A build whose stamp matches the sources is not made again (`--force` makes it):
 // npm runs `prepare` twice for a git install, and jest's setup right after `npm ci` would compile
 // the package a second time.
@@ -15,7 +15,7 @@ const STAMP = path.join("dist", ".build-stamp");
 /** What the build reads besides its source folders: a change to any of them makes a new build. */
 const CONFIG_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json"];
 /** The folders the build compiles (tsconfig.build.json "include"). */
-const SOURCE_FOLDERS = ["provider", "emulator", "testing"];
+const SOURCE_FOLDERS = ["src", "emulator", "testing"];
 
 /** A hash of every file the build in `root` compiles from, and of the compiler and its version. */
 function sourceHash(root = ROOT, compilerVersion = compiler().version) {

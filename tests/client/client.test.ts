@@ -4,7 +4,7 @@ import {
   errorDetails,
   isEmailApiError,
   isObjectNotFound,
-} from "../../provider/client";
+} from "../../src/client";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 
 /** The client against the emulator over real HTTP: every operation, every error the service gives. */

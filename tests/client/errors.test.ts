@@ -1,5 +1,5 @@
-import { EmailApiError, isEmailApiError, withDetails } from "../../provider/client";
-import { PartialWriteError } from "../../provider/providers/stored-provider";
+import { EmailApiError, isEmailApiError, withDetails } from "../../src/client";
+import { PartialWriteError } from "../../src/providers/stored-provider";
 
 describe("EmailApiError", () => {
   const details = {
@@ -33,8 +33,7 @@ describe("EmailApiError", () => {
     let Other: typeof EmailApiError | undefined;
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      Other = (require("../../provider/client/errors") as { EmailApiError: typeof EmailApiError })
-        .EmailApiError;
+      Other = (require("../../src/client/errors") as { EmailApiError: typeof EmailApiError }).EmailApiError;
     });
     if (!Other) throw new Error("the isolated copy did not load");
     const fromOtherCopy = new Other(details);

@@ -1,5 +1,5 @@
 import * as net from "node:net";
-import { AttemptRecord, createClient, EmailApiError } from "../../provider/client";
+import { AttemptRecord, createClient, EmailApiError } from "../../src/client";
 import { envelope, Script, startScriptedServer } from "../support/scripted-server";
 
 /**

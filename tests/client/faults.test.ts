@@ -1,4 +1,4 @@
-import { AttemptRecord, EmailDeliveryClient } from "../../provider/client";
+import { AttemptRecord, EmailDeliveryClient } from "../../src/client";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 
 /** The client under the emulator's injected faults: nothing lost, nothing duplicated. */

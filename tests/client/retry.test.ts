@@ -12,7 +12,7 @@ import {
   isRetryable,
   parseRetryAfter,
   waitBeforeRetry,
-} from "../../provider/client/retry";
+} from "../../src/client/retry";
 
 describe("backoffDelay", () => {
   const policy = { baseDelayMs: 100, maxDelayMs: 1000 };

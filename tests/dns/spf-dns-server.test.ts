@@ -1,8 +1,8 @@
 import * as dgram from "node:dgram";
 import { promises as dns } from "node:dns";
-import { checkSpfLookups, dnsServerProblem, quoteTxt } from "../../provider/dns";
-import { dnsResolverSetting, forgetConfig } from "../../provider/providers/connection";
-import { DNS_RESOLVER_SETTING } from "../../provider/providers/connection-settings";
+import { checkSpfLookups, dnsServerProblem, quoteTxt } from "../../src/dns";
+import { dnsResolverSetting, forgetConfig } from "../../src/providers/connection";
+import { DNS_RESOLVER_SETTING } from "../../src/providers/connection-settings";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { publishAddresses } from "../support/service-spf";

@@ -8,7 +8,7 @@ import {
   spfIncludeProblem,
   spfLookupTerms,
   spfRecordCountProblem,
-} from "../../provider/dns";
+} from "../../src/dns";
 
 const POSTAL = "spf.postal.example.com";
 const SERVICE_RECORD = `v=spf1 a mx include:${POSTAL} ~all`;

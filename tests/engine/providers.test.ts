@@ -1,5 +1,5 @@
 import { Emulator } from "../../emulator";
-import { quoteTxt } from "../../provider";
+import { quoteTxt } from "../../src";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import {
   HostCallError,

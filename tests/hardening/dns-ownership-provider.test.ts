@@ -1,9 +1,9 @@
 import { promises as dns } from "node:dns";
-import { claimedRecordProvider } from "../../provider/providers";
-import type { ClaimedRecordOutputs } from "../../provider/providers/claimed-record-contents";
-import { forgetConfig } from "../../provider/providers/connection";
-import type { ClaimedRecordInputs } from "../../provider/inputs";
-import { quoteTxt } from "../../provider/dns/txt";
+import { claimedRecordProvider } from "../../src/providers";
+import type { ClaimedRecordOutputs } from "../../src/providers/claimed-record-contents";
+import { forgetConfig } from "../../src/providers/connection";
+import type { ClaimedRecordInputs } from "../../src/inputs";
+import { quoteTxt } from "../../src/dns/txt";
 import type { CloudflareRecordInput } from "../../emulator";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";

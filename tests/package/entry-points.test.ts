@@ -26,7 +26,7 @@ describe("entry points", () => {
       { cwd: REPO_ROOT },
     );
     const files = JSON.parse(loaded) as string[];
-    expect(files.some((file) => file.includes("/dist/provider/"))).toBe(true);
+    expect(files.some((file) => file.includes("/dist/src/"))).toBe(true);
     expect(files.filter((file) => file.includes("/dist/emulator/") || file.includes("/dns-packet/"))).toEqual(
       [],
     );
@@ -45,7 +45,7 @@ describe("entry points", () => {
       { cwd: REPO_ROOT },
     );
     const files = JSON.parse(loaded) as string[];
-    expect(files.some((file) => file.includes("/dist/provider/providers/"))).toBe(true);
+    expect(files.some((file) => file.includes("/dist/src/providers/"))).toBe(true);
     const sdk = files.filter((file) => /\/@pulumi\/pulumi\//.test(file));
     expect(sdk.filter((file) => /\/@pulumi\/pulumi\/index\.js$/.test(file))).toEqual([]);
     expect(files.filter((file) => /\/@pulumi\/cloudflare\//.test(file))).toEqual([]);
@@ -98,8 +98,8 @@ describe("entry points", () => {
           }),
         );
         expect(declarations).toEqual({
-          "/": "dist/provider/index.d.ts",
-          "/providers": "dist/provider/providers-entry.d.ts",
+          "/": "dist/src/index.d.ts",
+          "/providers": "dist/src/providers-entry.d.ts",
           "/emulator": "dist/emulator/index.d.ts",
           "/testing": "dist/testing/index.d.ts",
         });

@@ -16,7 +16,7 @@ import {
   testedVersions,
   UserProject,
 } from "../../packaging/user-project";
-import { providerLoaderText, StoredProviderName } from "../../provider/providers/loader";
+import { providerLoaderText, StoredProviderName } from "../../src/providers/loader";
 import { publishRecords } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { ProviderHost, rpcSecret, startProviderHost, urnFor } from "../support/provider-host";
@@ -187,8 +187,8 @@ it("npm pack (of a clean clone built by its prepare script) ships the compiled p
     true,
   );
   for (const entry of [
-    "provider/index",
-    "provider/providers-entry",
+    "src/index",
+    "src/providers-entry",
     "emulator/index",
     "emulator/bin",
     "testing/index",

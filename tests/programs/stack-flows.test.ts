@@ -1,6 +1,6 @@
 import { promises as dns } from "node:dns";
-import type { DomainArgs } from "../../provider";
-import { quoteTxt, unquoteTxt } from "../../provider/dns";
+import type { DomainArgs } from "../../src";
+import { quoteTxt, unquoteTxt } from "../../src/dns";
 import { useEmulator } from "../support/emulator";
 import { domainProgram, messages, zoneEditor } from "../support/zone-harness";
 import { destroyRun, runProgram, RunOptions, unchangedFrom } from "../../testing";

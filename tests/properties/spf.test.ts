@@ -11,7 +11,7 @@ import {
   SpfResolver,
   SpfTerm,
   spfLookupProblem,
-} from "../../provider/dns";
+} from "../../src/dns";
 
 /**
  * The SPF merge and lookup count over generated records (beside tests/dns/spf.test.ts, which has

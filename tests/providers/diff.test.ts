@@ -1,14 +1,8 @@
 import fc from "fast-check";
-import { UNKNOWN } from "../../provider/inputs";
-import {
-  changedFields,
-  diffByRules,
-  diffProperties,
-  pickFields,
-  sameValue,
-} from "../../provider/providers/diff";
-import { providerLoaderText } from "../../provider/providers/loader";
-import { withoutStoredProvider } from "../../provider/providers/stored-provider";
+import { UNKNOWN } from "../../src/inputs";
+import { changedFields, diffByRules, diffProperties, pickFields, sameValue } from "../../src/providers/diff";
+import { providerLoaderText } from "../../src/providers/loader";
+import { withoutStoredProvider } from "../../src/providers/stored-provider";
 
 /** The diff helpers the providers share, alone (the providers' own tests cover how they use them). */
 describe("changedFields", () => {

@@ -1,7 +1,7 @@
-import { domainProvider } from "../../provider/providers";
-import { forgetSharedLists } from "../../provider/client/process-runtime";
-import { forgetConfig } from "../../provider/providers/connection";
-import { UNKNOWN } from "../../provider/inputs";
+import { domainProvider } from "../../src/providers";
+import { forgetSharedLists } from "../../src/client/process-runtime";
+import { forgetConfig } from "../../src/providers/connection";
+import { UNKNOWN } from "../../src/inputs";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureRequest, failure } from "../support/providers";
 

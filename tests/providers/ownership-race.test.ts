@@ -1,5 +1,5 @@
-import { domainProvider, routeProvider } from "../../provider/providers";
-import { forgetConfig } from "../../provider/providers/connection";
+import { domainProvider, routeProvider } from "../../src/providers";
+import { forgetConfig } from "../../src/providers/connection";
 import { configureForUrl } from "../support/providers";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 

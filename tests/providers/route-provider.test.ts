@@ -1,8 +1,8 @@
-import { routeProvider } from "../../provider/providers";
-import { UNKNOWN } from "../../provider/inputs";
+import { routeProvider } from "../../src/providers";
+import { UNKNOWN } from "../../src/inputs";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureForUrl, failure } from "../support/providers";
-import { forgetConfig } from "../../provider/providers/connection";
+import { forgetConfig } from "../../src/providers/connection";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 
 /** routeProvider called directly, as the provider host calls it, against the emulator. */

@@ -1,10 +1,10 @@
 import { inspect } from "node:util";
-import { createClient, DnsRecord } from "../../provider/client";
-import { domainProvider, routeProvider } from "../../provider/providers";
-import type { TypedResourceProvider } from "../../provider/providers/stored-provider";
-import { createVerificationProvider } from "../../provider/providers/verification-provider";
-import { forgetConfig, setClientDefaults } from "../../provider/providers/connection";
-import { Domain, Route } from "../../provider";
+import { createClient, DnsRecord } from "../../src/client";
+import { domainProvider, routeProvider } from "../../src/providers";
+import type { TypedResourceProvider } from "../../src/providers/stored-provider";
+import { createVerificationProvider } from "../../src/providers/verification-provider";
+import { forgetConfig, setClientDefaults } from "../../src/providers/connection";
+import { Domain, Route } from "../../src";
 import { publishRecords } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { instantClock } from "../support/fake-clock";

@@ -1,4 +1,4 @@
-import { ClientSettings, createClient, EmailDeliveryClient } from "../../provider/client";
+import { ClientSettings, createClient, EmailDeliveryClient } from "../../src/client";
 import { Emulator, EmulatorOptions, startEmulator } from "../../emulator";
 
 /** Starts an emulator for the file's tests (free ports on 127.0.0.1) and stops it afterwards. */

@@ -1,5 +1,5 @@
-import type { LimiterClock } from "../../provider/client/adaptive-rate-limiter";
-import type { WaitClock } from "../../provider/verification/wait";
+import type { LimiterClock } from "../../src/client/adaptive-rate-limiter";
+import type { WaitClock } from "../../src/verification/wait";
 
 interface Timer {
   at: number;

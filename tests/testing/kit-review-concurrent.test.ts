@@ -1,4 +1,4 @@
-import { Route } from "../../provider";
+import { Route } from "../../src";
 import { runProgram } from "../../testing";
 
 /**

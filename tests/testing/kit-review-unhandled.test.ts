@@ -1,4 +1,4 @@
-import { Domain } from "../../provider";
+import { Domain } from "../../src";
 import { useEmulator, uniqueDomain } from "../support/emulator";
 import { held, Late } from "../support/kit-runs";
 import { destroyRun, runProgram } from "../../testing";

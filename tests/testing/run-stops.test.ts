@@ -1,5 +1,5 @@
 import { Emulator } from "../../emulator";
-import { Domain, Route } from "../../provider";
+import { Domain, Route } from "../../src";
 import { useEmulator, uniqueDomain } from "../support/emulator";
 import { held, Late, nothingHeld } from "../support/kit-runs";
 import { destroyRun, ProgramRun, runProgram } from "../../testing";
