@@ -2,13 +2,16 @@ import * as fs from "node:fs/promises";
 import * as path from "node:path";
 import { lineChart } from "./chart";
 import type { ColdStartFigures } from "./cold-start";
+import { formatColdStart } from "./cold-start-report";
 import { isIdeal, LifecycleResult, listsPerKind, listsSaved, StepResult } from "./lifecycle";
 import type { MemoryPeak } from "./memory";
 import { OVERHEAD_TARGETS, OverheadFigures } from "./overhead";
 import type { ProviderTextFigures } from "./provider-text";
 import type { RateLimitedFigures } from "./rate-limit";
+import { formatRateLimited } from "./rate-limit-report";
 import type { StateSizeFigures } from "./state-size";
-import { median, total } from "./setup";
+import { total } from "./setup";
+import { table } from "./table";
 import type { VerificationFigures } from "./verification";
 import type { ZoneScaleResult } from "./zone-scale";
 import { formatZoneScale } from "./zone-scale-report";
@@ -39,8 +42,6 @@ export const TARGETS = {
   refreshListsPerKind: 2,
   overheadRatioNodeHttp: OVERHEAD_TARGETS.nodeHttp,
   overheadRatioGot: OVERHEAD_TARGETS.got,
-  rateLimitedRequestsRatio: 1.25,
-  rateLimitedTimeRatio: 1.2,
 };
 
 /** Plain-text tables of every figure. */
@@ -147,8 +148,8 @@ export function formatReport(results: BenchResults): string {
         o.ratioGot <= TARGETS.overheadRatioGot ? "ok" : "MISSED",
       ]),
     ),
-    ...coldStartReport(results.coldStart ?? []),
-    ...rateLimitedReport(results.rateLimited ?? []),
+    ...formatColdStart(results.coldStart ?? []),
+    ...formatRateLimited(results.rateLimited ?? []),
     "",
     "Verification: default poll settings, records valid T s after the create starts (T = 0: before it), each in a",
     "fresh process against an emulator process of its own, all at once, in real time (no fake clock). Requests:",
@@ -229,96 +230,6 @@ export function formatReport(results: BenchResults): string {
   return out.join("\n") + "\n";
 }
 
-function coldStartReport(runs: ColdStartFigures[]): string[] {
-  if (runs.length === 0) return [];
-  const ms = (value: number) => value.toFixed(1);
-  const floor = runs.find((run) => run.mode === "node:http");
-  const viaGot = runs.find((run) => run.mode === "got");
-  const ratio = (run: ColdStartFigures, base?: ColdStartFigures) =>
-    base ? `${(run.totalMedianMs / base.totalMedianMs).toFixed(1)}×` : "-";
-  return [
-    "",
-    "Cold start: a fresh Node process per sample (as each Pulumi command starts a fresh provider process), plain",
-    "node in the installed project; load the client, then one first request (the provider: configure + a domain",
-    "read = one domains/list). Medians in ms; reported, no target. SDK: require of @pulumi/pulumi, which the",
-    "provider host has loaded before any provider (in the second row, outside load and first call).",
-    table(
-      [
-        "mode",
-        "samples",
-        "node start",
-        "SDK",
-        "load",
-        "first call",
-        "load + first call",
-        "÷ node:http",
-        "÷ got",
-        "process (spawn to exit)",
-      ],
-      runs.map((run) => [
-        run.mode,
-        String(run.samples.length),
-        ms(median(run.samples.map((s) => s.bootMs))),
-        run.sdkMedianMs ? ms(run.sdkMedianMs) : "-",
-        ms(run.loadMedianMs),
-        ms(run.firstCallMedianMs),
-        ms(run.totalMedianMs),
-        ratio(run, floor),
-        ratio(run, viaGot),
-        ms(run.processMedianMs),
-      ]),
-    ),
-  ];
-}
-
-function rateLimitedReport(runs: RateLimitedFigures[]): string[] {
-  if (runs.length === 0) return [];
-  const { rateLimitedRequestsRatio: requestsTarget, rateLimitedTimeRatio: timeTarget } = TARGETS;
-  const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-  return [
-    "",
-    "Routes created at once (check + create each) against a server-wide rate limit, then without one; ideal: one",
-    "create per route plus the lists the service accepted, the first `burst` at once and the rest at the limit's",
-    `rate (target: no failures, requests ≤ ${requestsTarget}× ideal, time ≤ ${timeTarget}× ideal)`,
-    table(
-      [
-        "routes",
-        "limit",
-        "requests",
-        "ideal",
-        "ratio",
-        "429s",
-        "failures",
-        "time",
-        "ideal time",
-        "ratio",
-        "verdict",
-      ],
-      runs.map((run) => {
-        const requestsRatio = run.requests / run.idealRequests;
-        const timeRatio = run.idealMs ? run.ms / run.idealMs : undefined;
-        const met =
-          run.failures === 0 &&
-          requestsRatio <= requestsTarget &&
-          (timeRatio === undefined || timeRatio <= timeTarget);
-        return [
-          String(run.routes),
-          run.limit ? `${run.limit.requestsPerSecond}/s, burst ${run.limit.burst}` : "none",
-          String(run.requests),
-          String(run.idealRequests),
-          requestsRatio.toFixed(2),
-          String(run.throttled),
-          String(run.failures),
-          seconds(run.ms),
-          run.idealMs === undefined ? "-" : seconds(run.idealMs),
-          timeRatio === undefined ? "-" : timeRatio.toFixed(2),
-          met ? "ok" : "MISSED",
-        ];
-      }),
-    ),
-  ];
-}
-
 function kib(bytes: number): string {
   return bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(2)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 }
@@ -346,16 +257,6 @@ function describeCounts(counts: Record<string, number>): string {
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([endpoint, count]) => `${endpoint} ${count}`)
     .join(", ");
-}
-
-export function table(headers: string[], rows: string[][]): string {
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => cell.padEnd(widths[i]))
-      .join("  ")
-      .trimEnd();
-  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
 /** Lists (both kinds) per refresh against N, measured and ideal. */
