@@ -110,7 +110,8 @@ export function settingOrEnvironment(setting: Setting, fromConfig: string | unde
   const { config, env, what } = CONNECTION_SETTINGS[setting];
   const value = fromConfig || process.env[env];
   if (value) {
-    if (setting !== "baseUrl") checkKey(value, what, fromConfig ? `stack config \`${config}\`` : env);
+    if (setting !== "baseUrl")
+      checkKey(value, what, fromConfig ? `stack config \`${config}\`` : `the ${env} environment variable`);
     return value;
   }
   const secret = setting === "baseUrl" ? "" : " --secret";
@@ -130,7 +131,7 @@ export function settingOrEnvironment(setting: Setting, fromConfig: string | unde
 function rotatedApiKey(apiKey: string): string | undefined {
   const rotated = process.env[ROTATED_API_KEY_ENV];
   if (!rotated || rotated === apiKey) return undefined;
-  checkKey(rotated, CONNECTION_SETTINGS.apiKey.what, ROTATED_API_KEY_ENV);
+  checkKey(rotated, CONNECTION_SETTINGS.apiKey.what, `the ${ROTATED_API_KEY_ENV} environment variable`);
   return rotated;
 }
 

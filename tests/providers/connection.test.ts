@@ -43,7 +43,7 @@ describe("a key that cannot go in an HTTP header", () => {
       process.env.EMAIL_DELIVERY_API_KEY = `${good}\r\n`;
       process.env.EMAIL_DELIVERY_BASE_URL = emulator().emailApi.url;
       expect(() => serviceClient()).toThrow(
-        "The email delivery API key from EMAIL_DELIVERY_API_KEY ends with a line break",
+        "The email delivery API key from the EMAIL_DELIVERY_API_KEY environment variable ends with a line break",
       );
     } finally {
       process.env = saved;
