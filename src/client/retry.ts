@@ -34,7 +34,9 @@ export interface WaitRules {
    * - `equal`: half the backoff fixed, half random; a `Retry-After` is the fixed part and the
    *   jitter comes on top (`backoffDelay`);
    * - `subtractQuarter`: the backoff less up to a quarter, a `Retry-After` exactly (cloudflare-go);
-   * - `none`: the backoff, or the `Retry-After`, exactly.
+   * - `none`: the backoff, or a longer `Retry-After`, exactly. A shorter one (`0`, a date gone by)
+   *   is no wait of its own: taken as asked, a service answering 429 with it would be sent the
+   *   request again at once, as fast as it answers, for the whole budget.
    */
   jitter: "equal" | "subtractQuarter" | "none";
   /** Longest `Retry-After` taken as asked. */
@@ -63,8 +65,8 @@ export const emailApiWaits: WaitRules = {
 };
 
 /**
- * The package's own Cloudflare DNS-records client (claimed records): 0.25 s doubling to 8 s,
- * `Retry-After` capped at a minute, for at most a minute in all, however many requests.
+ * The package's own Cloudflare DNS-records client (claimed records): 0.25 s doubling to 8 s, or
+ * a longer `Retry-After` (capped at a minute), for at most a minute in all, however many requests.
  */
 export const cloudflareClientRetry: RetryPlan = {
   maxAttempts: Infinity,
@@ -160,9 +162,10 @@ export function backoffDelay(
 ): number {
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
   const jitter = policy.jitter ?? "equal";
-  if (jitter !== "equal") {
+  if (jitter === "none") return Math.max(exponential, retryAfterMs ?? 0);
+  if (jitter === "subtractQuarter") {
     if (retryAfterMs !== undefined) return retryAfterMs;
-    return Math.round(jitter === "none" ? exponential : exponential * (1 - 0.25 * random()));
+    return Math.round(exponential * (1 - 0.25 * random()));
   }
   const asked = retryAfterMs ?? 0;
   const spread = Math.min(policy.maxDelayMs, Math.max(exponential, asked)) / 2;

@@ -128,6 +128,15 @@ describe("backoffDelay without equal jitter", () => {
     expect(backoffDelay(3, cloudflareClientRetry, () => 0.5, 7000)).toBe(7000);
   });
 
+  it("never waits less than the backoff for a shorter Retry-After (0, a date gone by)", () => {
+    // Taken as asked, a 429 storm with `Retry-After: 0` would be sent again at once for a minute.
+    expect([1, 2, 3].map((retry) => backoffDelay(retry, cloudflareClientRetry, () => 0.5, 0))).toEqual([
+      250, 500, 1000,
+    ]);
+    expect(backoffDelay(1, cloudflareClientRetry, () => 0.5, 1)).toBe(250);
+    expect(waitBeforeRetry(3, cloudflareClientRetry, () => 0.5, 0, 0)).toBe(1000);
+  });
+
   it("takes up to a quarter off the backoff, never off a Retry-After (cloudflare-go)", () => {
     expect(backoffDelay(1, cloudflareProviderRetry, () => 0)).toBe(2000);
     expect(backoffDelay(1, cloudflareProviderRetry, () => 1)).toBe(1500);

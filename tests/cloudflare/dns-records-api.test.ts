@@ -215,6 +215,31 @@ describe("Cloudflare DNS-records API client", () => {
     }
   });
 
+  it("backs off after a 429 whose Retry-After is 0 or a date gone by, instead of asking again at once", async () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    const record = { id: "0".repeat(32), name: "x.example.com", type: "TXT", content: '"x"', ttl: 300 };
+    const server = await startScriptedServer([
+      { status: 429, body: "{}", headers: { "retry-after": "0" } },
+      { status: 429, body: "{}", headers: { "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" } },
+      { status: 429, body: "{}", headers: { "retry-after": "0.001" } },
+      { status: 200, body: JSON.stringify({ success: true, errors: [], result: record }) },
+    ]);
+    try {
+      const stormed = dnsRecordsApi({
+        baseUrl: server.url,
+        apiToken: "t".repeat(40),
+        now: () => now,
+        sleep: async (ms) => {
+          slept.push(ms);
+        },
+      });
+      expect((await stormed.get(zoneId, record.id))?.id).toBe(record.id);
+      expect(slept).toEqual([250, 500, 1000]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("cuts a request's timeout to what is left of the budget", async () => {
     const server = await startScriptedServer([{ hang: true }]);
     let calls = 0;
