@@ -1,3 +1,5 @@
+import { types } from "node:util";
+
 /**
  * One error type for every way a call to the email service can fail. `kind` is what callers
  * branch on; `code` and `serviceMessage` are what the service said. Nothing here ever holds a
@@ -107,7 +109,16 @@ export function withDetails(error: EmailApiError, extra: Partial<EmailApiErrorDe
  * copy of this package's modules, which `instanceof` does not recognise.
  */
 export function isEmailApiError(error: unknown): error is EmailApiError {
-  return error instanceof Error && error.name === "EmailApiError" && "kind" in error && "operation" in error;
+  return isError(error) && error.name === "EmailApiError" && "kind" in error && "operation" in error;
+}
+
+/**
+ * Whether `value` is an Error of any realm: the test kit runs providers in Node's own realm, whose
+ * `Error` is not the one of jest's sandbox, so `instanceof Error` fails on the errors they throw.
+ * @internal
+ */
+export function isError(value: unknown): value is Error {
+  return value instanceof Error || types.isNativeError(value);
 }
 
 /**

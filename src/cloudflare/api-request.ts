@@ -1,3 +1,4 @@
+import { isError } from "../client/errors";
 import { redact } from "../client/redact";
 import {
   cloudflareClientRetries,
@@ -72,7 +73,7 @@ export class CloudflareApiError extends Error {
 }
 
 export function isCloudflareApiError(error: unknown): error is CloudflareApiError {
-  return error instanceof Error && Array.isArray((error as Partial<CloudflareApiError>).codes);
+  return isError(error) && Array.isArray((error as Partial<CloudflareApiError>).codes);
 }
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";

@@ -1,4 +1,6 @@
 import { EmailApiError, isEmailApiError, withDetails } from "../../src/client";
+import { runInNewContext } from "node:vm";
+import { isCloudflareApiError } from "../../src/cloudflare/api-request";
 import { PartialWriteError } from "../../src/providers/stored-provider";
 
 describe("EmailApiError", () => {
@@ -39,6 +41,19 @@ describe("EmailApiError", () => {
     const fromOtherCopy = new Other(details);
     expect(fromOtherCopy).not.toBeInstanceOf(EmailApiError);
     expect(isEmailApiError(fromOtherCopy)).toBe(true);
+  });
+
+  it("is recognised by isEmailApiError when another realm made it (the kit's providers run in Node's)", () => {
+    const OtherRealmError = runInNewContext("Error") as ErrorConstructor;
+    const fromOtherRealm = Object.assign(new OtherRealmError(details.serviceMessage), {
+      ...details,
+      name: "EmailApiError",
+    });
+    expect(fromOtherRealm).not.toBeInstanceOf(Error);
+    expect(isEmailApiError(fromOtherRealm)).toBe(true);
+    const cloudflare = Object.assign(new OtherRealmError("Cloudflare read failed"), { codes: [81044] });
+    expect(isCloudflareApiError(cloudflare)).toBe(true);
+    expect(isEmailApiError({ ...details, name: "EmailApiError" })).toBe(false);
   });
 });
 
