@@ -1,3 +1,4 @@
+import { redact } from "../client/redact";
 import { Answer, CloudflareApiSettings, cloudflareConnection, Envelope, Method } from "./api-request";
 import { zoneRecord, ZoneRecord, ZoneRecordBody } from "./zone-record";
 
@@ -57,6 +58,21 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
   const records = (zoneId: string) => `zones/${encodeURIComponent(zoneId)}/dns_records`;
 
   /**
+   * A record of an answer. The error for one without id, name or type quotes the answer, which an
+   * endpoint that is not Cloudflare's (a wrong base URL: an echo service, a proxy) may fill with
+   * the request's headers: it is cleaned of the token, as every error of this client is.
+   */
+  const recordOf = (value: unknown): ZoneRecord => {
+    try {
+      return zoneRecord(value);
+    } catch (error) {
+      // No `cause`: it would carry the message as it was, token and all.
+      // eslint-disable-next-line preserve-caught-error
+      throw new Error(redact((error as Error).message, [settings.apiToken]));
+    }
+  };
+
+  /**
    * Every page of a list, as many as `result_info.total_pages` says (at the page size Cloudflare
    * answered with), or until a page comes back empty.
    */
@@ -70,7 +86,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       if (!envelope || !Array.isArray(envelope.result)) throw failure(what, answer);
       const result = envelope.result as unknown[];
       // A record added meanwhile moves the others a place back: one of them is then read twice.
-      for (const record of result.map(zoneRecord)) {
+      for (const record of result.map(recordOf)) {
         if (!ids.has(record.id)) found.push(record);
         ids.add(record.id);
       }
@@ -104,7 +120,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       if (saysGone(answer)) return undefined;
       const envelope = succeeded(answer);
       if (!envelope) throw failure(what, answer);
-      return zoneRecord(envelope.result);
+      return recordOf(envelope.result);
     },
 
     async create(zoneId, body) {
@@ -118,7 +134,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       if ("found" in answer) return answer.found;
       const envelope = succeeded(answer);
       if (!envelope) throw failure(what, answer);
-      return zoneRecord(envelope.result);
+      return recordOf(envelope.result);
     },
 
     async replace(zoneId, id, body) {
@@ -126,7 +142,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       const answer = await idempotent("PUT", `${records(zoneId)}/${encodeURIComponent(id)}`, body);
       const envelope = succeeded(answer);
       if (!envelope) throw failure(what, answer);
-      return zoneRecord(envelope.result);
+      return recordOf(envelope.result);
     },
 
     async remove(zoneId, id) {

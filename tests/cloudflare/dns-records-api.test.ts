@@ -261,6 +261,21 @@ describe("Cloudflare DNS-records API client", () => {
     }
   });
 
+  it("quotes no part of the token from an answer that echoes it (a wrong base URL)", async () => {
+    const token = "echoed-token-0123456789abcdef0123456789";
+    const echo = JSON.stringify({ success: true, result: { headers: { authorization: `Bearer ${token}` } } });
+    const server = await startScriptedServer([{ status: 200, body: echo }]);
+    try {
+      const elsewhere = dnsRecordsApi({ baseUrl: server.url, apiToken: token });
+      const error = (await elsewhere.get(zoneId, "0".repeat(32)).catch((e: unknown) => e)) as Error;
+      expect(error.message).toMatch(/^Cloudflare answered a DNS record without id, name or type: /);
+      expect(error.message).toContain("[redacted]");
+      expect(`${error.message}\n${error.stack}`).not.toContain(token.slice(0, 8));
+    } finally {
+      await server.close();
+    }
+  });
+
   it("says when the answer is not Cloudflare's JSON (a wrong base URL)", async () => {
     const server = await startScriptedServer([{ status: 200, body: "<html>hello</html>" }]);
     try {
