@@ -109,7 +109,7 @@ class OutOfTries {
 
 /** A connection to one base URL with one token. Build it inside provider methods, where the token is read. */
 export function cloudflareConnection(settings: CloudflareApiSettings): CloudflareConnection {
-  const baseUrl = settings.baseUrl.replace(/\/+$/, "");
+  const baseUrl = checkedBaseUrl(settings.baseUrl, settings.apiToken);
   const timeoutMs = settings.requestTimeoutMs ?? 30_000;
   const plan = settings.retry ?? cloudflareClientRetry;
   const retryable = settings.retryable ?? cloudflareClientRetries;
@@ -213,6 +213,36 @@ export function cloudflareConnection(settings: CloudflareApiSettings): Cloudflar
   }
 
   return { baseUrl, send, call, failure };
+}
+
+/**
+ * The base URL without its trailing slashes, or an error at once: fetch refuses a URL it cannot
+ * parse, of another scheme or with credentials before sending anything, which would otherwise look
+ * like a lost answer and be retried (and a create looked up) for the whole budget.
+ */
+function checkedBaseUrl(baseUrl: string, apiToken: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  const problem = !url
+    ? "is not a URL"
+    : url.protocol !== "http:" && url.protocol !== "https:"
+      ? `uses ${url.protocol}, not http or https`
+      : url.username || url.password
+        ? "holds credentials (the API token is a setting of its own)"
+        : undefined;
+  if (problem) {
+    // Redacted: a token pasted into the wrong setting must not reach a log; credentials never shown.
+    const shown =
+      url?.username || url?.password ? `${url.protocol}//${url.host}` : redact(baseUrl, [apiToken]);
+    throw new Error(
+      `The Cloudflare API base URL "${shown}" ${problem} (expected e.g. https://api.cloudflare.com/client/v4). Nothing was sent.`,
+    );
+  }
+  return baseUrl.replace(/\/+$/, "");
 }
 
 /** Why no answer came, in a word: a timeout, or the socket's error code. */

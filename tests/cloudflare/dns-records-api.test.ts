@@ -276,6 +276,30 @@ describe("Cloudflare DNS-records API client", () => {
     }
   });
 
+  it("refuses at once a base URL fetch could never send to, instead of retrying it for the budget", () => {
+    const token = "pasted-token-0123456789abcdef0123456789";
+    const refused = (baseUrl: string) => {
+      try {
+        dnsRecordsApi({ baseUrl, apiToken: token, sleep: async (ms) => void slept.push(ms) });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return "accepted";
+    };
+    expect(refused("api.cloudflare.com/client/v4")).toMatch(
+      /base URL "api.cloudflare.com\/client\/v4" is not a URL/,
+    );
+    expect(refused("ftp://127.0.0.1:9")).toMatch(
+      /uses ftp:, not http or https \(expected .*\)\. Nothing was sent\.$/,
+    );
+    expect(refused(`https://me:${token}@127.0.0.1:9/client/v4`)).toMatch(
+      /"https:\/\/127.0.0.1:9" holds credentials/,
+    );
+    expect(refused(token)).not.toContain(token.slice(0, 8));
+    expect(refused(`${emulator().cloudflare.url}/`)).toBe("accepted");
+    expect(slept).toEqual([]);
+  });
+
   it("says when the answer is not Cloudflare's JSON (a wrong base URL)", async () => {
     const server = await startScriptedServer([{ status: 200, body: "<html>hello</html>" }]);
     try {
