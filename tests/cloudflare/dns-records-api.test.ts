@@ -300,6 +300,44 @@ describe("Cloudflare DNS-records API client", () => {
     expect(slept).toEqual([]);
   });
 
+  it("bounds a body that never ends by the request's timeout, as it bounds the headers", async () => {
+    const server = await startScriptedServer([{ hangInBody: true }]);
+    let calls = 0;
+    try {
+      const late = dnsRecordsApi({
+        baseUrl: server.url,
+        apiToken: "t".repeat(40),
+        budgetMs: 10_000,
+        // 500 ms left for the request: its headers arrive (on loopback, at once), its body never
+        // ends. Unbounded, the body would hold the call until jest's own timeout.
+        now: () => (calls++ === 0 ? 0 : 9_500),
+        sleep: async (ms) => void slept.push(ms),
+      });
+      await expect(late.get(zoneId, "0".repeat(32))).rejects.toThrow(/no answer from .+ \(timeout\)/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("never follows a redirect: the token goes to the base URL only", async () => {
+    const target = await startScriptedServer([{ status: 200, body: "{}" }]);
+    const server = await startScriptedServer([
+      { status: 307, body: "", headers: { location: `${target.url}/stolen` } },
+    ]);
+    try {
+      const redirected = dnsRecordsApi({ baseUrl: server.url, apiToken: "t".repeat(40) });
+      const body = { name: "x.example.com", type: "TXT", content: '"x"', ttl: 300, proxied: false };
+      await expect(redirected.create(zoneId, body)).rejects.toThrow(
+        /failed: HTTP 307, not Cloudflare's JSON/,
+      );
+      expect(server.received).toHaveLength(1);
+      expect(target.received).toEqual([]);
+    } finally {
+      await server.close();
+      await target.close();
+    }
+  });
+
   it("says when the answer is not Cloudflare's JSON (a wrong base URL)", async () => {
     const server = await startScriptedServer([{ status: 200, body: "<html>hello</html>" }]);
     try {

@@ -3,7 +3,11 @@ import { AddressInfo } from "node:net";
 
 /** What the scripted server does with one request. */
 export type Script =
-  { status: number; body: string; headers?: Record<string, string> } | { drop: true } | { hang: true };
+  | { status: number; body: string; headers?: Record<string, string> }
+  | { drop: true }
+  | { hang: true }
+  /** Sends the status line, headers and the first bytes of a body that never ends. */
+  | { hangInBody: true };
 
 /**
  * A real HTTP server on 127.0.0.1 that answers from a queue of scripted replies, for the forms of
@@ -21,6 +25,11 @@ export async function startScriptedServer(scripts: Script[]) {
       const script = queue.length > 1 ? queue.shift()! : queue[0];
       if ("drop" in script) return req.socket.destroy();
       if ("hang" in script) return;
+      if ("hangInBody" in script) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"success":true,"result":');
+        return;
+      }
       res.writeHead(script.status, script.headers ?? {});
       res.end(script.body);
     });
