@@ -125,7 +125,15 @@ export function isRetryable(
 }
 
 /**
- * `Retry-After` in milliseconds: delta-seconds (fractions tolerated) or an HTTP date.
+ * An HTTP date as RFC 9110 has senders write it (IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`).
+ * Only this form: V8's `Date.parse` reads almost anything with a letter in it as a date ("soon
+ * 3000" is the year 3000), which would turn a garbled header into a wait past any budget.
+ */
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * `Retry-After` in milliseconds: delta-seconds (fractions tolerated) or an HTTP date (IMF-fixdate).
  * Undefined when absent or unreadable.
  */
 export function parseRetryAfter(
@@ -135,8 +143,7 @@ export function parseRetryAfter(
   if (value === undefined || value === null || value.trim() === "") return undefined;
   const trimmed = value.trim();
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  // An HTTP date always names a day or month; V8's Date.parse would also accept "-1".
-  const date = /[a-z]/i.test(trimmed) ? Date.parse(trimmed) : NaN;
+  const date = IMF_FIXDATE.test(trimmed) ? Date.parse(trimmed) : NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 

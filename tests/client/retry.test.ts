@@ -88,6 +88,10 @@ describe("parseRetryAfter", () => {
     expect(parseRetryAfter(undefined)).toBeUndefined();
     expect(parseRetryAfter("soon")).toBeUndefined();
     expect(parseRetryAfter("-1")).toBeUndefined();
+    // V8's Date.parse reads these as dates (the years 3000, 2001 and 2050): a wait past any budget.
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    for (const garbled of ["soon 3000", "a 5", "May 2050", "2099-01-01", "Thu, 01 Jan 2099 00:00:00"])
+      expect(parseRetryAfter(garbled, now)).toBeUndefined();
   });
 });
 
