@@ -13,7 +13,10 @@ import type { SingleFlight } from "./client/single-flight";
  * a program may find two installs of the package. A service counts the requests of every client
  * of a key, so the connection pools, the shared lists and the learned rate limits belong to the
  * process; so do the stack config `configure()` received, the routes a program run declares, and
- * the test kit's run under way. `Symbol.for` keys are shared by every realm of the process.
+ * the test kit's run under way. `Symbol.for` keys are shared by every realm of the process, but
+ * each realm has a global object of its own: the copies in one realm share one state, and another
+ * realm's (the kit's providers run in Node's, not jest's sandbox) is reached by passing its global
+ * object, as `setKitRunStop` and `forgetSharedLists` do.
  *
  * The key carries a version: bump it when a slot's shape changes, so that an older copy of the
  * package in the same process keeps to an object of its own shape.
