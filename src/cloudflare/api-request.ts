@@ -207,7 +207,12 @@ export function cloudflareConnection(settings: CloudflareApiSettings): Cloudflar
       const errors = answer.envelope?.errors ?? [];
       codes = errors.map((error) => Number(error.code)).filter(Number.isFinite);
       const said = errors.map((error) => `${error.code} ${error.message ?? ""}`.trim()).join("; ");
-      message = `Cloudflare ${what} failed: HTTP ${answer.status}${said ? ` (${said})` : answer.envelope ? "" : ", not Cloudflare's JSON: is the base URL right?"}`;
+      // A 5xx page (Cloudflare's own edge answers 502, 520-527 in HTML) says the API is failing, not that it is elsewhere.
+      const notJson =
+        answer.status >= 500
+          ? ", an error page, not Cloudflare's JSON"
+          : ", not Cloudflare's JSON: is the base URL right?";
+      message = `Cloudflare ${what} failed: HTTP ${answer.status}${said ? ` (${said})` : answer.envelope ? "" : notJson}`;
     }
     return new CloudflareApiError(redact(message, secrets), codes, httpStatus);
   }

@@ -338,6 +338,24 @@ describe("Cloudflare DNS-records API client", () => {
     }
   });
 
+  it("does not blame the base URL for an error page of a failing API (a 5xx in HTML)", async () => {
+    const server = await startScriptedServer([{ status: 502, body: "<html>502 Bad Gateway</html>" }]);
+    try {
+      let clock = 0;
+      const failing = dnsRecordsApi({
+        baseUrl: server.url,
+        apiToken: "t".repeat(40),
+        budgetMs: 1000,
+        now: () => clock,
+        sleep: async (ms) => void (clock += ms),
+      });
+      const error = (await failing.get(zoneId, "0".repeat(32)).catch((e: unknown) => e)) as Error;
+      expect(error.message).toMatch(/failed: HTTP 502, an error page, not Cloudflare's JSON$/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("says when the answer is not Cloudflare's JSON (a wrong base URL)", async () => {
     const server = await startScriptedServer([{ status: 200, body: "<html>hello</html>" }]);
     try {
