@@ -10,7 +10,8 @@ import { zoneRecord, ZoneRecord, ZoneRecordBody } from "./zone-record";
  * Reads, replaces and deletes are idempotent and retried on 429 (after its Retry-After), 5xx and
  * dropped connections, within a budget (`cloudflareClientRetry`, through `api-request.ts`). A
  * create is not: after a lost answer it looks for the record it sent (same name, type, content
- * and comment) before sending it again, so a record is never made twice.
+ * and comment) before sending it again, so a record is never made twice; a resend refused as
+ * identical (81058) after a lost answer looks again.
  */
 
 export { CloudflareApiError, isCloudflareApiError } from "./api-request";
@@ -126,15 +127,28 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
     async create(zoneId, body) {
       const what = `create of a ${body.type} record at ${body.name}`;
       // A lost answer or a 5xx may hide a record that was made: look for it before sending again.
-      const lookup = async () =>
+      const find = async () =>
         (await api.list(zoneId, { name: body.name, type: body.type })).find(
           (record) => record.content === body.content && (record.comment ?? null) === (body.comment ?? null),
         );
+      let lost = false;
+      const lookup = () => {
+        lost = true;
+        return find();
+      };
       const answer = await cloudflare.call("POST", records(zoneId), body, { lookup });
       if ("found" in answer) return answer.found;
       const envelope = succeeded(answer);
-      if (!envelope) throw failure(what, answer);
-      return recordOf(envelope.result);
+      if (envelope) return recordOf(envelope.result);
+      // A request whose answer was lost (a timeout) may be done after the lookup found nothing:
+      // the resend is then refused as identical to it. The record, marked with this stack's
+      // comment, is the one this create made (one made before it would have stopped the create).
+      // Without a lost answer, the refusal stands: another resource may have made it.
+      if (lost && saysIdentical(answer)) {
+        const made = await find();
+        if (made) return made;
+      }
+      throw failure(what, answer);
     },
 
     async replace(zoneId, id, body) {
@@ -154,6 +168,12 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
     },
   };
   return api;
+}
+
+/** Cloudflare's "An identical record already exists." (81058; 81057 in its older form). */
+function saysIdentical(answer: Answer): boolean {
+  if (answer.kind !== "answered" || answer.status !== 400) return false;
+  return (answer.envelope?.errors ?? []).some((error) => error.code === 81058 || error.code === 81057);
 }
 
 /**

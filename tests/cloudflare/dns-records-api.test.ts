@@ -1,6 +1,6 @@
 import { dnsRecordsApi, DnsRecordsApi, isCloudflareApiError } from "../../src/cloudflare/dns-records";
 import { useEmulator } from "../support/emulator";
-import { startScriptedServer } from "../support/scripted-server";
+import { Script, startScriptedServer } from "../support/scripted-server";
 
 /**
  * The Cloudflare DNS-records client the claimed records write with, against the emulator's
@@ -119,6 +119,59 @@ describe("Cloudflare DNS-records API client", () => {
     });
     expect(await api.list(zoneId, { name: at })).toEqual([made]);
     expect(cloudflareRequests("dns_records.create")).toHaveLength(1); // found by its lookup, not sent again
+  });
+
+  describe("a create refused as identical", () => {
+    const body = {
+      name: "late.example.com",
+      type: "TXT",
+      content: '"late"',
+      ttl: 300,
+      proxied: false,
+      comment: "mine",
+    };
+    const record = { id: "1".repeat(32), ...body };
+    const list = (result: unknown[]) =>
+      JSON.stringify({ success: true, errors: [], result, result_info: { total_pages: 1 } });
+    const identical = {
+      status: 400,
+      body: JSON.stringify({
+        success: false,
+        errors: [{ code: 81058, message: "An identical record already exists." }],
+        result: null,
+      }),
+    };
+    const create = async (scripts: Script[]) => {
+      const server = await startScriptedServer(scripts);
+      try {
+        const api = dnsRecordsApi({ baseUrl: server.url, apiToken: "t".repeat(40), sleep: async () => {} });
+        const made = await api.create(zoneId, body).catch((e: unknown) => e);
+        return {
+          made,
+          sent: server.received.map((request) => (request.path.includes("?") ? "list" : "create")),
+        };
+      } finally {
+        await server.close();
+      }
+    };
+
+    it("returns the record its lost create made after all, when the resend is refused", async () => {
+      const { made, sent } = await create([
+        { drop: true }, // the create's answer is lost; Cloudflare makes the record a moment later
+        { status: 200, body: list([]) }, // so the lookup does not see it yet
+        identical,
+        { status: 200, body: list([record]) },
+      ]);
+      expect(made).toMatchObject({ id: record.id, content: '"late"', comment: "mine" });
+      // Made once: the second POST was refused.
+      expect(sent).toEqual(["create", "list", "create", "list"]);
+    });
+
+    it("fails when nothing was lost: the identical record is not this create's", async () => {
+      const { made, sent } = await create([identical, { status: 200, body: list([record]) }]);
+      expect(isCloudflareApiError(made) && made.codes).toEqual([81058]);
+      expect(sent).toEqual(["create"]);
+    });
   });
 
   it("sends a create again after a 429, waiting as long as Retry-After says", async () => {
