@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Got } from "got";
 import { EmailApiError } from "./errors";
+import { checkBaseUrl } from "./base-url";
 import { Interpretation, interpretAnswer } from "./interpret";
 import { outcomeOf, RequestOutcome } from "./adaptive-rate-limiter";
 import { keyProblem } from "./key-check";
@@ -180,23 +181,22 @@ function networkError(
 }
 
 function normalizeBaseUrl(baseUrl: string, secrets: readonly (string | undefined)[]): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
+  const checked = checkBaseUrl(baseUrl);
+  if (checked.problem === "not-a-url") {
     // Redacted: a key pasted into the wrong setting must not reach a log.
     throw new Error(
       `The email delivery base URL "${redact(baseUrl, secrets)}" is not a valid URL (expected e.g. https://postal.example.com).`,
     );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new Error(`The email delivery base URL must use http or https, not ${url.protocol}`);
+  if (checked.problem === "scheme") {
+    throw new Error(`The email delivery base URL must use http or https, not ${checked.url.protocol}`);
   }
-  if (url.username || url.password) {
+  if (checked.problem === "credentials") {
     throw new Error(
       "The email delivery base URL must not contain credentials; configure the API key instead.",
     );
   }
+  const { url } = checked;
   url.search = "";
   url.hash = "";
   return url.toString().replace(/\/?$/, "/");

@@ -1,5 +1,6 @@
 import { isError } from "../client/errors";
 import { redact } from "../client/redact";
+import { checkBaseUrl } from "../client/base-url";
 import {
   cloudflareClientRetries,
   cloudflareClientRetry,
@@ -226,23 +227,19 @@ export function cloudflareConnection(settings: CloudflareApiSettings): Cloudflar
  * like a lost answer and be retried (and a create looked up) for the whole budget.
  */
 function checkedBaseUrl(baseUrl: string, apiToken: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    url = undefined;
-  }
-  const problem = !url
-    ? "is not a URL"
-    : url.protocol !== "http:" && url.protocol !== "https:"
-      ? `uses ${url.protocol}, not http or https`
-      : url.username || url.password
-        ? "holds credentials (the API token is a setting of its own)"
-        : undefined;
-  if (problem) {
+  const checked = checkBaseUrl(baseUrl);
+  if (!checked.ok) {
+    const problem =
+      checked.problem === "not-a-url"
+        ? "is not a URL"
+        : checked.problem === "scheme"
+          ? `uses ${checked.url.protocol}, not http or https`
+          : "holds credentials (the API token is a setting of its own)";
     // Redacted: a token pasted into the wrong setting must not reach a log; credentials never shown.
     const shown =
-      url?.username || url?.password ? `${url.protocol}//${url.host}` : redact(baseUrl, [apiToken]);
+      checked.problem === "credentials"
+        ? `${checked.url.protocol}//${checked.url.host}`
+        : redact(baseUrl, [apiToken]);
     throw new Error(
       `The Cloudflare API base URL "${shown}" ${problem} (expected e.g. https://api.cloudflare.com/client/v4). Nothing was sent.`,
     );

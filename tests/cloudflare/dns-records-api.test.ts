@@ -245,49 +245,37 @@ describe("Cloudflare DNS-records API client", () => {
     expect((error as Error).message).not.toContain(wrong.slice(0, 8));
   });
 
-  it("waits for a Retry-After given as an HTTP date", async () => {
+  it.each([
+    [
+      "waits for a Retry-After given as an HTTP date",
+      [{ status: 429, body: "{}", headers: { "retry-after": "Thu, 01 Jan 2026 00:00:05 GMT" } }],
+      [5000],
+    ],
+    [
+      "backs off after a 429 whose Retry-After is 0 or a date gone by, instead of asking again at once",
+      [
+        { status: 429, body: "{}", headers: { "retry-after": "0" } },
+        { status: 429, body: "{}", headers: { "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" } },
+        { status: 429, body: "{}", headers: { "retry-after": "0.001" } },
+      ],
+      [250, 500, 1000],
+    ],
+  ] as [string, Script[], number[]][])("%s", async (_title, refusals, waits) => {
     const now = Date.parse("2026-01-01T00:00:00Z");
     const record = { id: "0".repeat(32), name: "x.example.com", type: "TXT", content: '"x"', ttl: 300 };
     const server = await startScriptedServer([
-      { status: 429, body: "{}", headers: { "retry-after": "Thu, 01 Jan 2026 00:00:05 GMT" } },
+      ...refusals,
       { status: 200, body: JSON.stringify({ success: true, errors: [], result: record }) },
     ]);
     try {
-      const dated = dnsRecordsApi({
+      const refused = dnsRecordsApi({
         baseUrl: server.url,
         apiToken: "t".repeat(40),
         now: () => now,
-        sleep: async (ms) => {
-          slept.push(ms);
-        },
+        sleep: async (ms) => void slept.push(ms),
       });
-      expect((await dated.get(zoneId, record.id))?.id).toBe(record.id);
-      expect(slept).toEqual([5000]);
-    } finally {
-      await server.close();
-    }
-  });
-
-  it("backs off after a 429 whose Retry-After is 0 or a date gone by, instead of asking again at once", async () => {
-    const now = Date.parse("2026-01-01T00:00:00Z");
-    const record = { id: "0".repeat(32), name: "x.example.com", type: "TXT", content: '"x"', ttl: 300 };
-    const server = await startScriptedServer([
-      { status: 429, body: "{}", headers: { "retry-after": "0" } },
-      { status: 429, body: "{}", headers: { "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" } },
-      { status: 429, body: "{}", headers: { "retry-after": "0.001" } },
-      { status: 200, body: JSON.stringify({ success: true, errors: [], result: record }) },
-    ]);
-    try {
-      const stormed = dnsRecordsApi({
-        baseUrl: server.url,
-        apiToken: "t".repeat(40),
-        now: () => now,
-        sleep: async (ms) => {
-          slept.push(ms);
-        },
-      });
-      expect((await stormed.get(zoneId, record.id))?.id).toBe(record.id);
-      expect(slept).toEqual([250, 500, 1000]);
+      expect((await refused.get(zoneId, record.id))?.id).toBe(record.id);
+      expect(slept).toEqual(waits);
     } finally {
       await server.close();
     }
