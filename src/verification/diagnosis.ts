@@ -1,3 +1,5 @@
+import type { DomainCheck } from "../client";
+import type { CheckName } from "../inputs";
 import { missingSpfIncludes, serviceSpfIncludes } from "../dns/spf";
 import { isSpfRecord } from "../dns/spf-record";
 import { unquoteTxt } from "../dns/txt";
@@ -253,3 +255,15 @@ export function describe(answer: DnsAnswer): string {
 function bare(name: string): string {
   return name.toLowerCase().replace(/\.$/, "");
 }
+
+/** A failing check's facts and case. */
+export interface CheckDiagnosis {
+  facts: DiagnosisFacts;
+  diagnosis: Diagnosis;
+}
+
+/** The diagnoses of the failing checks that have an expected record. */
+export type CheckDiagnoses = Partial<Record<CheckName, CheckDiagnosis>>;
+
+/** Diagnoses the failing checks of one check result (`checkDiagnoser` makes one over DNS). */
+export type Diagnoser = (result: DomainCheck, failing: readonly CheckName[]) => Promise<CheckDiagnoses>;
