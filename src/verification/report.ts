@@ -1,5 +1,7 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
+import type { CheckDiagnoses } from "./diagnosis";
+import { CASE_TITLES, diagnosisLines, wrap } from "./diagnosis-text";
 
 /** What a wait for the checks ended with (`waitForChecks`), which the reports describe. */
 export interface WaitOutcome {
@@ -10,6 +12,10 @@ export interface WaitOutcome {
   polls: number;
   /** The last error that counted as "not yet", when the last poll failed. */
   lastError?: Error;
+  /** Why each failing check fails, when the wait was given a `diagnose` and it answered. */
+  diagnoses?: CheckDiagnoses;
+  /** Why the diagnosis could not be made, when it failed (the failure stands without it). */
+  diagnosisError?: Error;
 }
 
 /** How each check appears to a person, and where its status and error are in a check result. */
@@ -34,11 +40,40 @@ export function failingChecks(result: DomainCheck, checks: readonly CheckName[])
   return checks.filter((check) => result[CHECKS[check].status] !== "OK");
 }
 
-/** `DKIM (Invalid), MX (Missing)`: what a progress line says is still failing. */
-export function describeFailing(result: DomainCheck, checks: readonly CheckName[]): string {
+/**
+ * `DKIM (Invalid), MX (Missing)`: what a progress line says is still failing; with diagnoses,
+ * each check's case too: `DKIM (Invalid; exists with another value)`.
+ */
+export function describeFailing(
+  result: DomainCheck,
+  checks: readonly CheckName[],
+  diagnoses: CheckDiagnoses = {},
+): string {
   return failingChecks(result, checks)
-    .map((check) => `${CHECKS[check].label} (${result[CHECKS[check].status] ?? "not checked"})`)
+    .map((check) => {
+      const found = diagnoses[check];
+      const status = String(result[CHECKS[check].status] ?? "not checked");
+      return `${CHECKS[check].label} (${found ? `${status}; ${CASE_TITLES[found.diagnosis.case]}` : status})`;
+    })
     .join(", ");
+}
+
+/**
+ * Beneath the check table: each failing check's diagnosis (see `diagnosisLines`), or why there is
+ * none. Empty when the wait was given no `diagnose`.
+ */
+export function diagnosisSection(
+  checks: readonly CheckName[],
+  outcome: Pick<WaitOutcome, "diagnoses" | "diagnosisError">,
+): string {
+  const lines: string[] = [];
+  for (const check of checks) {
+    const found = outcome.diagnoses?.[check];
+    if (found) lines.push(...diagnosisLines(CHECKS[check].label, found.facts, found.diagnosis));
+  }
+  if (outcome.diagnosisError)
+    lines.push(...wrap(`The records could not be diagnosed: ${outcome.diagnosisError.message}`, "  "));
+  return lines.length > 0 ? `What DNS serves, check by check:\n${lines.join("\n")}\n` : "";
 }
 
 /**
@@ -79,7 +114,7 @@ export function timeoutMessage(
   domain: string,
   timeoutSeconds: number,
   checks: readonly CheckName[],
-  outcome: Pick<WaitOutcome, "result" | "polls" | "lastError">,
+  outcome: Pick<WaitOutcome, "result" | "polls" | "lastError" | "diagnoses" | "diagnosisError">,
 ): string {
   const { result, polls, lastError } = outcome;
   if (!result) {
@@ -95,6 +130,7 @@ export function timeoutMessage(
     `${domain} did not pass verification within ${timeoutSeconds} s ` +
     `(${polls} checks; failing: ${failing.join(", ") || "none reported"}):\n` +
     `${checkTable(result, checks)}\n` +
+    diagnosisSection(failing, outcome) +
     (lastError ? `The last check failed: ${lastError.message}\n` : "") +
     "Fix the records named above (the domain's `dnsRecords` output lists what to publish) and run `pulumi up` again: the wait resumes."
   );

@@ -1,5 +1,6 @@
 import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
 import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
+import type { CheckDiagnoses, Diagnoser } from "./diagnosis";
 import { describeFailing, failingChecks, formatDuration, WaitOutcome } from "./report";
 
 export interface WaitOptions {
@@ -16,6 +17,13 @@ export interface WaitOptions {
    * run that ended early (see kit-run-stop.ts). @default none: the wait runs to its verdict or timeout
    */
   signal?: AbortSignal;
+  /**
+   * Says why the failing checks fail (`checkDiagnoser`: what DNS serves against what the service
+   * expects), after each check that has some failing: its cases go into the progress lines, the
+   * last one's facts under the failure's table. A diagnosis that fails is reported, never fatal.
+   * @default none: the service's statuses and texts only
+   */
+  diagnose?: Diagnoser;
   /** Injected for tests. @default Date.now, setTimeout, Math.random */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -43,23 +51,29 @@ export async function waitForChecks(
   let polls = 0;
   let result: DomainCheck | undefined;
   let lastError: Error | undefined;
+  let diagnosed: Pick<WaitOutcome, "diagnoses" | "diagnosisError"> = {};
 
   for (;;) {
     options.signal?.throwIfAborted();
     polls++;
+    let checked = false;
     try {
       result = await check(checkRequestTimeout(options.timeoutMs, deadline - now()));
       lastError = undefined;
+      checked = true;
       if (failingChecks(result, options.checks).length === 0) return { result, verified: true, polls };
     } catch (error) {
       if (endsWait(error)) throw error;
       lastError = error as Error;
     }
+    // Only a new result is diagnosed: after a failed poll, the last diagnosis still describes it.
+    if (checked && result && options.diagnose)
+      diagnosed = await diagnoseSafely(options.diagnose, result, options.checks);
     const left = deadline - now();
-    if (left <= 0) return { result, verified: false, polls, lastError };
+    if (left <= 0) return { result, verified: false, polls, lastError, ...diagnosed };
 
     const waiting = result
-      ? `waiting for ${describeFailing(result, options.checks)}`
+      ? `waiting for ${describeFailing(result, options.checks, diagnosed.diagnoses)}`
       : "the service did not answer";
     options.log(
       `${waiting}; ${formatDuration(left)} left${lastError ? ` (last check: ${lastError.message})` : ""}`,
@@ -68,6 +82,19 @@ export async function waitForChecks(
     const grown = Math.min(options.maxPollIntervalMs, options.pollIntervalMs * 1.5 ** (polls - 1));
     const jittered = Math.min(options.maxPollIntervalMs, grown * (0.8 + 0.4 * random()));
     await stoppable(sleep(Math.max(0, Math.min(jittered, left))), options.signal);
+  }
+}
+
+/** The diagnoses of `result`'s failing checks, or the error that kept them from being made. */
+async function diagnoseSafely(
+  diagnose: Diagnoser,
+  result: DomainCheck,
+  checks: readonly CheckName[],
+): Promise<{ diagnoses?: CheckDiagnoses; diagnosisError?: Error }> {
+  try {
+    return { diagnoses: await diagnose(result, failingChecks(result, checks)) };
+  } catch (error) {
+    return { diagnosisError: error instanceof Error ? error : new Error(String(error)) };
   }
 }
 

@@ -1,0 +1,223 @@
+import { promises as dns } from "node:dns";
+import { dnsServerProblem } from "../dns/spf-lookups";
+import { SpfResolver } from "../dns/spf-dns";
+import { countSpfLookups, spfLookupProblem } from "../dns/spf-lookup-count";
+import { isSpfRecord } from "../dns/spf-record";
+import type { DiagnosisFacts, DnsAnswer, ExpectedRecord, ServerAnswer } from "./diagnosis";
+
+/**
+ * What DNS serves for an expected record, for `diagnose`: the zone's authoritative nameservers
+ * (its NS, their addresses), each asked directly so a lagging one shows (propagation), and a
+ * recursive resolver, which is what the service and receivers see through. Every query is
+ * bounded; a server that does not answer is an answer too (`{ error }`), never a hung `up`.
+ */
+
+/** Where a query goes: `undefined` is the machine's resolver; else `ip` or `ip:port`. */
+export type DnsServerAddress = string | undefined;
+
+/** One query; the package's is node:dns, tests may pass a table. */
+export type DnsQuery = (server: DnsServerAddress, name: string, type: string) => Promise<DnsAnswer>;
+
+export interface DnsFactsOptions {
+  /**
+   * Ask this server alone, as the zone's only nameserver and its resolver (`--dns ip:port`: the
+   * emulator's DNS). @default none: the zone's nameservers, found through the resolver
+   */
+  dnsServer?: string;
+  /** The recursive resolver (`emailDelivery:dnsResolver`). @default the machine's */
+  resolver?: string;
+  /** How long one query may take. @default 3000 ms (one try) */
+  timeoutMs?: number;
+  /** The port the zone's nameservers answer on. @default 53 */
+  nameserverPort?: number;
+  /** Injected for tests. @default node:dns through `nodeDnsQuery` */
+  query?: DnsQuery;
+}
+
+/** @internal */
+export const DEFAULT_DNS_TIMEOUT_MS = 3000;
+
+/**
+ * The zone a name is in: the closest name, itself or above, that has NS records; undefined when
+ * none has, or the server stops answering.
+ */
+export async function findZone(
+  name: string,
+  ask: (name: string) => Promise<DnsAnswer>,
+): Promise<string | undefined> {
+  const labels = name.toLowerCase().replace(/\.$/, "").split(".");
+  for (let start = 0; start < labels.length - 1; start++) {
+    const candidate = labels.slice(start).join(".");
+    const answer = await ask(candidate);
+    // A server that does not answer will not answer for the names above either.
+    if ("error" in answer) return undefined;
+    if ("values" in answer && answer.values.length > 0) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The facts DNS gives about `expected`, all but the service's (which the caller adds): each
+ * authoritative nameserver's answer, the resolver's, the answers at the doubled name, and for SPF
+ * what receivers make of the record served.
+ */
+export async function gatherDnsFacts(
+  expected: ExpectedRecord,
+  options: DnsFactsOptions = {},
+): Promise<Omit<DiagnosisFacts, "service" | "zone"> & { zoneName?: string }> {
+  if (options.dnsServer !== undefined) {
+    const problem = dnsServerProblem(options.dnsServer);
+    if (problem) throw new Error(`The DNS server to ask ${problem}.`);
+  }
+  const query = options.query ?? nodeDnsQuery(options.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
+  const resolverAddress = options.dnsServer ?? options.resolver;
+  const type = expected.type.toUpperCase();
+  const zoneName = await findZone(expected.name, (name) => query(resolverAddress, name, "NS"));
+
+  let servers: { label: string; address: DnsServerAddress }[];
+  if (options.dnsServer !== undefined) servers = [{ label: options.dnsServer, address: options.dnsServer }];
+  else
+    servers = zoneName
+      ? await nameservers(zoneName, resolverAddress, query, options.nameserverPort ?? 53)
+      : [];
+
+  const ask = async (server: { label: string; address: DnsServerAddress }, name: string) => ({
+    server: server.label,
+    answer: await query(server.address, name, type),
+  });
+  const authoritative = await Promise.all(servers.map((server) => ask(server, expected.name)));
+  const recursive: ServerAnswer | undefined =
+    options.dnsServer === undefined
+      ? await ask(
+          { label: options.resolver ?? "this machine's resolver", address: options.resolver },
+          expected.name,
+        )
+      : undefined;
+  const doubled =
+    zoneName && servers.length > 0
+      ? [await ask(servers[0], `${bareName(expected.name)}.${zoneName}`)]
+      : undefined;
+
+  const facts: Omit<DiagnosisFacts, "service" | "zone"> & { zoneName?: string } = {
+    expected,
+    authoritative,
+    ...(recursive ? { recursive } : {}),
+    ...(doubled ? { doubled } : {}),
+    ...(zoneName ? { zoneName } : {}),
+  };
+  const spfText = expected.purpose === "spf" ? servedSpf(authoritative, recursive) : undefined;
+  if (spfText !== undefined) {
+    const count = await countSpfLookups(spfText, spfResolver(query, resolverAddress), {
+      domain: expected.name,
+    });
+    facts.spf = { total: count.total, limit: count.limit, problem: spfLookupProblem(count) };
+  }
+  return facts;
+}
+
+/** The zone's nameservers, each by its first address (IPv4), with the port they answer on. */
+async function nameservers(
+  zone: string,
+  resolver: DnsServerAddress,
+  query: DnsQuery,
+  port: number,
+): Promise<{ label: string; address: DnsServerAddress }[]> {
+  const ns = await query(resolver, zone, "NS");
+  const names = "values" in ns ? ns.values : [];
+  const found = await Promise.all(
+    names.map(async (name) => {
+      const addresses = await query(resolver, name, "A");
+      const address = "values" in addresses ? addresses.values[0] : undefined;
+      return address
+        ? { label: `${name} (${address})`, address: port === 53 ? address : `${address}:${port}` }
+        : undefined;
+    }),
+  );
+  return found.filter((server) => server !== undefined);
+}
+
+/** The one SPF record the servers agree on (the first served), if any. */
+function servedSpf(authoritative: ServerAnswer[], recursive: ServerAnswer | undefined): string | undefined {
+  for (const { answer } of [...authoritative, ...(recursive ? [recursive] : [])])
+    if ("values" in answer) {
+      const records = answer.values.filter(isSpfRecord);
+      if (records.length === 1) return records[0];
+    }
+  return undefined;
+}
+
+/** SPF evaluation's queries through the same bounded query. */
+function spfResolver(query: DnsQuery, server: DnsServerAddress): SpfResolver {
+  const records = async (name: string, type: string): Promise<string[]> => {
+    const answer = await query(server, name, type);
+    if ("nxdomain" in answer) throw Object.assign(new Error("NXDOMAIN"), { code: "ENOTFOUND" });
+    if ("error" in answer)
+      throw Object.assign(new Error(answer.error), {
+        code: answer.error.startsWith("timed out") ? "ETIMEOUT" : "ESERVFAIL",
+      });
+    return answer.values;
+  };
+  return {
+    txt: async (name) => (await records(name, "TXT")).map((text) => [text]),
+    a: (name) => records(name, "A"),
+    aaaa: (name) => records(name, "AAAA"),
+    // Priorities do not change what a lookup costs.
+    mx: async (name) => (await records(name, "MX")).map((exchange) => ({ priority: 0, exchange })),
+  };
+}
+
+/**
+ * node:dns, one try per query, `timeoutMs` each: a `Resolver` asking `server` alone, or the
+ * machine's servers. TXT strings are joined as resolvers join them; MX answers are their exchanges (the checks ignore priorities).
+ */
+export function nodeDnsQuery(timeoutMs: number): DnsQuery {
+  return async (server, name, type) => {
+    const resolver = new dns.Resolver({ timeout: timeoutMs, tries: 1 });
+    if (server !== undefined) resolver.setServers([server]);
+    try {
+      switch (type) {
+        case "TXT":
+          return { values: (await resolver.resolveTxt(name)).map((strings) => strings.join("")) };
+        case "MX":
+          return { values: (await resolver.resolveMx(name)).map((mx) => mx.exchange) };
+        case "CNAME":
+          return { values: await resolver.resolveCname(name) };
+        case "NS":
+          return { values: await resolver.resolveNs(name) };
+        case "A":
+          return { values: await resolver.resolve4(name) };
+        case "AAAA":
+          return { values: await resolver.resolve6(name) };
+        default:
+          return { error: `cannot ask for ${type}` };
+      }
+    } catch (error) {
+      return readError(error);
+    } finally {
+      resolver.cancel();
+    }
+  };
+}
+
+/** node:dns errors as answers: NXDOMAIN, no data, or why the server gave none. */
+function readError(error: unknown): DnsAnswer {
+  const code = (error as { code?: unknown }).code;
+  switch (code) {
+    case "ENOTFOUND":
+      return { nxdomain: true };
+    case "ENODATA":
+      return { values: [] };
+    case "ETIMEOUT":
+      return { error: "timed out" };
+    case "ESERVFAIL":
+      return { error: "SERVFAIL" };
+    case "EREFUSED":
+      return { error: "REFUSED" };
+    default:
+      return { error: typeof code === "string" ? code : String(error) };
+  }
+}
+
+function bareName(name: string): string {
+  return name.toLowerCase().replace(/\.$/, "");
+}
