@@ -7,7 +7,14 @@ import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
 import type { Emulator } from "./emulator";
-import { keyProblem, MAX_DKIM_BITS, MIN_DKIM_BITS, resolverProblem, startEmulator } from "./start";
+import {
+  keyProblem,
+  MAX_DKIM_BITS,
+  MAX_NAMESERVERS,
+  MIN_DKIM_BITS,
+  resolverProblem,
+  startEmulator,
+} from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]
        (in a clone of the repository: npm run emulator -- [options])
@@ -22,6 +29,8 @@ A port of 0 takes a free one (the settings printed say which).
   --api-key KEY         server API key (default EmulatorApiKey0000000001)
   --master-key KEY      master key for server/create (default EmulatorMasterKey0000001)
   --cloudflare-token T  Cloudflare bearer token (default emulator-cloudflare-token-000000000000001)
+  --nameservers N       authoritative DNS servers, 1 or 2 (default 1): with 2, each of a zone's
+                        two NS names is its own server, the second on the DNS port + 1
   --zone NAME           a Cloudflare zone to serve; repeatable (default example.com)
   --resolver HOST:PORT  DNS server the domain check queries (default the emulator's own)
   --dkim-bits N         RSA key size of new DKIM keys, 1024 to 4096 (default 1024, as Postal)
@@ -62,6 +71,7 @@ export async function runCli(
       "api-key": { type: "string", default: "EmulatorApiKey0000000001" },
       "master-key": { type: "string", default: "EmulatorMasterKey0000001" },
       "cloudflare-token": { type: "string", default: "emulator-cloudflare-token-000000000000001" },
+      nameservers: { type: "string", default: "1" },
       zone: { type: "string", multiple: true },
       resolver: { type: "string" },
       "dkim-bits": { type: "string", default: "1024" },
@@ -110,8 +120,10 @@ export async function runCli(
     cloudflare: port("cloudflare-port", values["cloudflare-port"]),
     dns: port("dns-port", values["dns-port"]),
   };
+  const nameservers = wholeNumber("nameservers", values.nameservers, 1, MAX_NAMESERVERS);
   const emulator = await startEmulator({
     ports,
+    nameservers,
     apiKey: key("api-key", values["api-key"]),
     masterKey: key("master-key", values["master-key"]),
     cloudflareToken: key("cloudflare-token", values["cloudflare-token"]),
@@ -131,6 +143,7 @@ export async function runCli(
       [ports.cloudflare]: "--cloudflare-port",
       [ports.dns]: "--dns-port",
     };
+    if (nameservers > 1 && ports.dns !== 0) flags[ports.dns + 1] ??= "--dns-port + 1, the second name server";
     const flag = error.port === undefined ? undefined : flags[error.port];
     throw new Error(
       `port ${error.port ?? "?"}${flag ? ` (${flag})` : ""} is in use on ${error.address ?? "127.0.0.1"} ` +

@@ -49,7 +49,15 @@ export interface EmulatorOptions {
   }[];
   /** The installation's DNS settings (SPF include, MX hosts, …). @default Postal's defaults */
   dns?: Partial<MailDnsConfig>;
-  /** Where the domain check sends DNS queries, `host:port`. @default the emulator's DNS server */
+  /**
+   * How many authoritative name servers answer for the zones, each a DNS server on its own port:
+   * 1 or 2. A Cloudflare zone has two, and its NS records name both: with 1, one server answers as
+   * both; with 2, each NS name is its own server, and either can be held back (propagation, see
+   * {@link EmulatorNameserver}). With a fixed `ports.dns`, the second takes the next port.
+   * @default 1
+   */
+  nameservers?: number;
+  /** Where the domain check sends DNS queries, `host:port`. @default the emulator's (first) DNS server */
   resolver?: string;
   /** Split quoted TXT strings over 255 bytes, as Cloudflare does. @default true */
   splitLongTxt?: boolean;
@@ -94,6 +102,34 @@ export interface EmulatorCloudflare extends CloudflareSeeding {
 }
 
 /**
+ * One of the zones' authoritative name servers. Held, it keeps serving the zones as they were at
+ * `hold()` (an old value of a changed record, nothing made since) until `release()`: a server
+ * propagation has not reached yet.
+ *
+ * @example
+ * const [, lagging] = emulator.dns.nameservers;
+ * lagging.hold();
+ * // ... change a record: the first server answers the new value, `lagging` the old one
+ * lagging.release();
+ */
+export interface EmulatorNameserver {
+  /** The IP address it bound. */
+  host: string;
+  /** The port it listens on (UDP and TCP). */
+  port: number;
+  /** `ip:port`, an IPv6 address in brackets. */
+  address: string;
+  /** The names a zone's NS records give this server (both of them when it is the only server). */
+  names(zone: string): string[];
+  /** Freezes what it serves at the zones' present state (a second call keeps the first state). */
+  hold(): void;
+  /** Catches up with the zones' present state. */
+  release(): void;
+  /** True while held. */
+  readonly held: boolean;
+}
+
+/**
  * A running emulator ({@link startEmulator}): the email service, the Cloudflare stand-in and the
  * DNS server, and what tests use to steer and inspect them.
  */
@@ -113,6 +149,11 @@ export interface Emulator {
     port: number;
     /** `ip:port`, an IPv6 address in brackets. */
     address: string;
+    /**
+     * The zones' authoritative name servers (`nameservers`), in the order of the zones' NS
+     * records; the first is the server above, which the domain check asks.
+     */
+    nameservers: EmulatorNameserver[];
   };
   /** The shared fault injector: `emulator.faults.set([...])`. */
   faults: FaultInjector;

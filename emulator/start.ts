@@ -1,10 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { Resolver } from "node:dns";
 import { addZone, cloudflareService, CloudflareServiceContext } from "./cloudflare";
-import type { Emulator, EmulatorOptions } from "./emulator";
+import type { Emulator, EmulatorNameserver, EmulatorOptions } from "./emulator";
 import { normaliseName } from "./cloudflare/names";
 import { addressWithPort, CloudflareConfig, defaultMailDnsConfig, MailDnsConfig } from "./config";
 import { startDnsServer } from "./dns";
+import { NameserverView } from "./dns/nameserver-view";
+import { liveZoneData, RunningDnsServer } from "./dns/server";
+import { zoneByIdOrName, zoneNameServers } from "./cloudflare/zones";
 import { EmailApiContext, emailApiService, seedServer } from "./email-api";
 import { FaultInjector } from "./http/faults";
 import { ServiceRateLimit } from "./http/rate-limit";
@@ -19,6 +22,9 @@ const DEFAULT_ENDPOINTS = [
   { name: "Support desk", url: "http://127.0.0.1:9/support" },
   { name: "Archive", url: "http://127.0.0.1:9/archive" },
 ];
+
+/** The most name servers the emulator runs: the two a Cloudflare zone's NS records name. */
+export const MAX_NAMESERVERS = 2;
 
 /** DKIM key sizes the emulator makes: RFC 8301's least, and the most verifiers must support. */
 export const MIN_DKIM_BITS = 1024;
@@ -40,6 +46,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const host = options.host ?? "127.0.0.1";
   const badResolver = options.resolver === undefined ? undefined : resolverProblem(options.resolver);
   if (badResolver) throw new Error(`resolver: ${badResolver}`); // else every domains/check is a 500
+  const nameserverCount = options.nameservers ?? 1;
+  if (!(nameserverCount === 1 || nameserverCount === MAX_NAMESERVERS))
+    throw new Error(
+      `nameservers: expected 1 or ${MAX_NAMESERVERS} (a zone's NS records name two), not ${nameserverCount}`,
+    );
   const dkimKeyBits = options.dns?.dkimKeyBits;
   // A size RSA refuses would start, then answer every domains/create with a 500.
   if (
@@ -98,13 +109,34 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let stopping: Promise<void> | undefined;
   try {
     const dns: MailDnsConfig = { ...defaultMailDnsConfig(), ...options.dns };
-    const dnsServer = await startDnsServer({
-      store,
-      host,
-      port: options.ports?.dns ?? 0,
-      spfInclude: dns.spfInclude,
-    });
-    started.push(dnsServer);
+    const nameservers: EmulatorNameserver[] = [];
+    const dnsPort = options.ports?.dns ?? 0;
+    for (let index = 0; index < nameserverCount; index++) {
+      const view = new NameserverView(() => liveZoneData(store, dns.spfInclude));
+      const server: RunningDnsServer = await startDnsServer({
+        store,
+        host,
+        port: dnsPort === 0 ? 0 : dnsPort + index,
+        spfInclude: dns.spfInclude,
+        view,
+      });
+      started.push(server);
+      nameservers.push({
+        host: server.host,
+        port: server.port,
+        address: addressWithPort(server.host, server.port),
+        names: (zone) => {
+          const names = zoneNameServers(zoneByIdOrName(store, zone));
+          return nameserverCount === 1 ? names : [names[index]];
+        },
+        hold: () => view.hold(),
+        release: () => view.release(),
+        get held() {
+          return view.held;
+        },
+      });
+    }
+    const dnsServer = nameservers[0];
     const dnsAddress = addressWithPort(dnsServer.host, dnsServer.port);
     const resolver = options.resolver ?? dnsAddress;
 
@@ -139,7 +171,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         zones: zones.map((zone) => ({ id: zone.id, name: zone.name })),
         ...seeding.cloudflare,
       },
-      dns: { host: dnsServer.host, port: dnsServer.port, address: dnsAddress },
+      dns: { host: dnsServer.host, port: dnsServer.port, address: dnsAddress, nameservers },
       faults,
       rateLimit,
       requests,
@@ -155,6 +187,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
           // For the package's SPF checks (stack config emailDelivery:dnsResolver, or this variable).
           EMAIL_DELIVERY_DNS_RESOLVER: dnsAddress,
           EMULATOR_DNS_SERVER: dnsAddress,
+          // Every authoritative server, in the order of the zones' NS records (one with one).
+          EMULATOR_NAMESERVERS: nameservers.map((server) => server.address).join(","),
           EMULATOR_SERVER_ID: String(server.id),
         }).map(([name, value]) => `${name}=${envValue(value) ?? value}`),
       // Once: a second call (a test's afterAll and a finally, Ctrl-C and a script's end) waits

@@ -3,6 +3,7 @@ import * as net from "node:net";
 import { Store } from "../store/store";
 import type { ZoneData } from "./lookup";
 import { answerMessage } from "./message";
+import type { NameserverView } from "./nameserver-view";
 import { withServiceRecords } from "./service-records";
 import { TcpFrameReader, frameTcpMessage } from "./tcp-framing";
 
@@ -19,6 +20,11 @@ export interface DnsServerOptions {
   host: string;
   /** 0 picks a port free for both UDP and TCP. */
   port: number;
+  /**
+   * What this server answers from, when it may lag behind the zones (one of several name
+   * servers, held back). @default the live zones
+   */
+  view?: NameserverView;
 }
 
 export interface RunningDnsServer {
@@ -31,11 +37,16 @@ export interface RunningDnsServer {
 const TCP_IDLE_MS = 10_000;
 const PORT_ATTEMPTS = 5;
 
+/** The zones as the DNS serves them now: the stand-in's records and the service's own (service-records.ts). */
+export function liveZoneData(store: Store, spfInclude: string | undefined): ZoneData {
+  return spfInclude === undefined
+    ? store.state.cloudflare
+    : withServiceRecords(store.state.cloudflare, spfInclude);
+}
+
 export async function startDnsServer(options: DnsServerOptions): Promise<RunningDnsServer> {
-  const zoneData = () =>
-    options.spfInclude === undefined
-      ? options.store.state.cloudflare
-      : withServiceRecords(options.store.state.cloudflare, options.spfInclude);
+  const view = options.view;
+  const zoneData = view ? () => view.current() : () => liveZoneData(options.store, options.spfInclude);
   for (let attempt = 1; ; attempt++) {
     const udp = await bindUdp(options.host, options.port, zoneData);
     const port = udp.address().port;

@@ -38,12 +38,14 @@ describe("emulator", () => {
         "CLOUDFLARE_ZONE_ID_EXAMPLE_ORG",
         "EMAIL_DELIVERY_DNS_RESOLVER",
         "EMULATOR_DNS_SERVER",
+        "EMULATOR_NAMESERVERS",
         "EMULATOR_SERVER_ID",
       ]);
       expect(env.EMAIL_DELIVERY_API_KEY).toBe("EmulatorApiKey0000000001");
       expect(env.EMAIL_DELIVERY_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(env.EMULATOR_DNS_SERVER).toMatch(/^127\.0\.0\.1:\d+$/);
       expect(env.EMAIL_DELIVERY_DNS_RESOLVER).toBe(env.EMULATOR_DNS_SERVER);
+      expect(env.EMULATOR_NAMESERVERS).toBe(env.EMULATOR_DNS_SERVER);
 
       const domains = await fetch(`${env.EMAIL_DELIVERY_BASE_URL}/api/v1/domains/list`, {
         method: "POST",

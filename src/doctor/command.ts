@@ -1,0 +1,91 @@
+import { createClient, findDomain, isEmailApiError, type DomainCheck } from "../client";
+import { redact } from "../client/redact";
+import type { CheckName } from "../inputs/verification-inputs";
+import { DOCTOR_USAGE, DoctorUsageError, doctorOptions, HELP_REQUESTED } from "./options";
+import { doctorReport, doctorTable, type DoctorDiagnosis } from "./report";
+
+/**
+ * `pulumi-email-delivery doctor <domain>`: finds the domain by name, asks the service to check it
+ * (`domains/check`: the API has no read-only status with texts; `domains/list` holds the statuses
+ * of the last check only, without what the service says), and prints the result. Exit codes: 0
+ * every check passes, 1 one does not (or the service has no such domain), 2 a usage or settings
+ * error, or a service that could not be asked (an unreachable base URL, a refused key).
+ */
+
+/** What the command prints through and reads; the bin passes the process's own. */
+export interface DoctorIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /**
+   * DIAGNOSIS SEAM: what DNS serves for each failing check (src/verification/'s classifier and
+   * DNS-facts gatherer, not built yet). @default none: the report carries the service's texts only
+   */
+  diagnose?: (request: DiagnosisRequest) => Promise<DoctorDiagnosis[]>;
+}
+
+/** What the doctor hands the diagnosis: its answer is one row per failing check. */
+export interface DiagnosisRequest {
+  domain: string;
+  /** The service's answer. */
+  result: DomainCheck;
+  failing: CheckName[];
+  /** `ip:port` to ask instead of the domain's name servers (`--dns`). */
+  dns?: string;
+}
+
+export const EXIT = { passed: 0, failing: 1, usage: 2 } as const;
+
+export async function runDoctor(args: string[], io: DoctorIo): Promise<number> {
+  let options;
+  try {
+    options = doctorOptions(args, io.env);
+  } catch (error) {
+    if (!(error instanceof DoctorUsageError)) throw error;
+    io.stderr(`pulumi-email-delivery: ${error.message}\n\n${DOCTOR_USAGE}\n`);
+    return EXIT.usage;
+  }
+  if (options === HELP_REQUESTED) {
+    io.stdout(`${DOCTOR_USAGE}\n`);
+    return EXIT.passed;
+  }
+  if (options.apiKeyFromFlag)
+    io.stderr(
+      "pulumi-email-delivery: --api-key is visible to other users (ps) and kept in shell history; " +
+        "prefer EMAIL_DELIVERY_API_KEY\n",
+    );
+
+  const secret = [options.apiKey];
+  // One request's worth of retries: a CI smoke test wants an answer, not a minute of backoff.
+  const client = createClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    retry: { maxAttempts: 2 },
+  });
+  let result: DomainCheck | undefined;
+  try {
+    const domain = findDomain(await client.listDomains(), options.domain);
+    result = domain && (await client.checkDomain(domain.id));
+  } catch (error) {
+    const reason =
+      isEmailApiError(error) && error.kind === "auth"
+        ? `the service at ${redact(options.baseUrl, secret)} refused the API key`
+        : `could not ask the service at ${redact(options.baseUrl, secret)}: ${(error as Error).message}`;
+    io.stderr(`pulumi-email-delivery: ${redact(reason, secret)}\n`);
+    return EXIT.usage;
+  }
+  const failing = result ? doctorReport(options.domain, result).checks.filter((c) => !c.passed) : [];
+  const diagnosis =
+    result && failing.length > 0 && io.diagnose
+      ? await io.diagnose({
+          domain: options.domain,
+          result,
+          failing: failing.map((c) => c.check),
+          dns: options.dns,
+        })
+      : [];
+  const report = doctorReport(options.domain, result, diagnosis);
+  const text = options.json ? JSON.stringify(report, null, 2) : doctorTable(report);
+  io.stdout(`${redact(text, secret)}\n`);
+  return report.passed ? EXIT.passed : EXIT.failing;
+}
