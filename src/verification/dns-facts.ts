@@ -20,11 +20,17 @@ export type DnsQuery = (server: DnsServerAddress, name: string, type: string) =>
 
 export interface DnsFactsOptions {
   /**
-   * Ask this server alone, as the zone's only nameserver and its resolver (`--dns ip:port`: the
-   * emulator's DNS). @default none: the zone's nameservers, found through the resolver
+   * Ask these servers (`ip[:port]` each) as the zone's authoritative nameservers instead of finding
+   * them: the doctor's `--dns`, `emailDelivery:dnsNameservers`, the emulator's DNS servers. The zone
+   * is then found through the first, and no resolver is asked unless `resolver` is given: a stack
+   * against the emulator must not ask the machine's resolver about names only the emulator holds.
+   * @default none: the zone's nameservers, found through the resolver
    */
-  dnsServer?: string;
-  /** The recursive resolver (`emailDelivery:dnsResolver`). @default the machine's */
+  nameservers?: readonly string[];
+  /**
+   * The recursive resolver (`emailDelivery:dnsResolver`).
+   * @default the machine's, unless `nameservers` is given (then none is asked)
+   */
   resolver?: string;
   /** How long one query may take. @default 3000 ms (one try) */
   timeoutMs?: number;
@@ -65,17 +71,21 @@ export async function gatherDnsFacts(
   expected: ExpectedRecord,
   options: DnsFactsOptions = {},
 ): Promise<Omit<DiagnosisFacts, "service" | "zone"> & { zoneName?: string }> {
-  if (options.dnsServer !== undefined) {
-    const problem = dnsServerProblem(options.dnsServer);
-    if (problem) throw new Error(`The DNS server to ask ${problem}.`);
+  const given = options.nameservers;
+  if (given !== undefined) {
+    if (given.length === 0) throw new Error("The DNS servers to ask: none given.");
+    for (const server of given) {
+      const problem = dnsServerProblem(server);
+      if (problem) throw new Error(`The DNS server to ask ${problem}.`);
+    }
   }
   const query = options.query ?? nodeDnsQuery(options.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
-  const resolverAddress = options.dnsServer ?? options.resolver;
+  const resolverAddress = given !== undefined ? (options.resolver ?? given[0]) : options.resolver;
   const type = expected.type.toUpperCase();
-  const zoneName = await findZone(expected.name, (name) => query(resolverAddress, name, "NS"));
+  const zoneName = await findZone(expected.name, (name) => query(given?.[0] ?? resolverAddress, name, "NS"));
 
   let servers: { label: string; address: DnsServerAddress }[];
-  if (options.dnsServer !== undefined) servers = [{ label: options.dnsServer, address: options.dnsServer }];
+  if (given !== undefined) servers = given.map((server) => ({ label: server, address: server }));
   else
     servers = zoneName
       ? await nameservers(zoneName, resolverAddress, query, options.nameserverPort ?? 53)
@@ -87,7 +97,7 @@ export async function gatherDnsFacts(
   });
   const authoritative = await Promise.all(servers.map((server) => ask(server, expected.name)));
   const recursive: ServerAnswer | undefined =
-    options.dnsServer === undefined
+    given === undefined || options.resolver !== undefined
       ? await ask(
           { label: options.resolver ?? "this machine's resolver", address: options.resolver },
           expected.name,

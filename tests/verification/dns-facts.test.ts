@@ -118,7 +118,7 @@ describe("gatherDnsFacts", () => {
   it("asks only the server named with --dns, as the zone's nameserver (an old DKIM key)", async () => {
     const { query, asked } = routed();
     const old = { ...DKIM, value: `v=DKIM1; t=s; h=sha256; p=${"N".repeat(300)}` };
-    const facts = await gatherDnsFacts(old, { dnsServer: `${HOST}:${fresh.server.port}`, query });
+    const facts = await gatherDnsFacts(old, { nameservers: [`${HOST}:${fresh.server.port}`], query });
     expect(facts.authoritative).toEqual([
       { server: `${HOST}:${fresh.server.port}`, answer: { values: [KEY] } },
     ]);
@@ -127,10 +127,26 @@ describe("gatherDnsFacts", () => {
     expect(diagnose({ ...facts, service: SERVICE_SAYS }).case).toBe("other-value");
   });
 
+  it("asks every server given as the zone's nameservers, and no resolver unless one is given", async () => {
+    const { query, asked } = routed();
+    const given = [`${HOST}:${fresh.server.port}`, `${HOST}:${lagging.server.port}`];
+    const facts = await gatherDnsFacts(DKIM, { nameservers: given, query });
+    expect(facts.authoritative).toEqual([
+      { server: given[0], answer: { values: [KEY] } },
+      { server: given[1], answer: { nxdomain: true } },
+    ]);
+    expect(facts.recursive).toBeUndefined();
+    expect(asked.every((line) => given.some((server) => line.startsWith(`${server} `)))).toBe(true);
+    expect(diagnose({ ...facts, service: SERVICE_SAYS }).summary).toContain("1 of 2 nameservers");
+
+    const withResolver = await gatherDnsFacts(DKIM, { nameservers: given, resolver: given[0], query });
+    expect(withResolver.recursive).toEqual({ server: given[0], answer: { values: [KEY] } });
+  });
+
   it("finds the record at the zone's name appended twice", async () => {
     const expected: ExpectedRecord = { ...DKIM, name: "postal-cd._domainkey.mail.example.com" };
     addRecord(fresh, { name: `${expected.name}.${ZONE}`, type: "TXT", content: quoteTxt(KEY) });
-    const facts = await gatherDnsFacts(expected, { dnsServer: `${HOST}:${fresh.server.port}` });
+    const facts = await gatherDnsFacts(expected, { nameservers: [`${HOST}:${fresh.server.port}`] });
     expect(facts.doubled).toEqual([{ server: `${HOST}:${fresh.server.port}`, answer: { values: [KEY] } }]);
     expect(diagnose({ ...facts, service: SERVICE_SAYS }).case).toBe("wrong-name");
   });
@@ -146,7 +162,7 @@ describe("gatherDnsFacts", () => {
       type: "TXT",
       value: "v=spf1 include:spf.postal.example ~all",
     };
-    const facts = await gatherDnsFacts(expected, { dnsServer: `${HOST}:${fresh.server.port}` });
+    const facts = await gatherDnsFacts(expected, { nameservers: [`${HOST}:${fresh.server.port}`] });
     expect(facts.spf).toMatchObject({ total: 12, limit: 10 });
     expect(diagnose({ ...facts, service: SERVICE_SAYS }).case).toBe("spf-too-many-lookups");
   });
@@ -159,7 +175,7 @@ describe("gatherDnsFacts", () => {
       value: "rp.postal.example",
     };
     addRecord(fresh, { name: expected.name, type: "CNAME", content: expected.value, proxied: true });
-    const facts = await gatherDnsFacts(expected, { dnsServer: `${HOST}:${fresh.server.port}` });
+    const facts = await gatherDnsFacts(expected, { nameservers: [`${HOST}:${fresh.server.port}`] });
     expect(facts.authoritative[0].answer).toEqual({ values: [] });
     const zone = {
       name: ZONE,
@@ -171,14 +187,14 @@ describe("gatherDnsFacts", () => {
   it("counts a server that never answers as a timed-out answer, within the query's bound", async () => {
     // The server never answers, so the bound is what ends the query, whatever the machine's load.
     const address = `${HOST}:${silent.address().port}`;
-    const facts = await gatherDnsFacts(DKIM, { dnsServer: address, timeoutMs: 500 });
+    const facts = await gatherDnsFacts(DKIM, { nameservers: [address], timeoutMs: 500 });
     expect(facts.authoritative).toEqual([{ server: address, answer: { error: "timed out" } }]);
     expect(diagnose({ ...facts, service: SERVICE_SAYS }).case).toBe("no-answer");
   });
 
   it("refuses a --dns value that is not a server's address, before asking anything", async () => {
     const { query, asked } = routed();
-    await expect(gatherDnsFacts(DKIM, { dnsServer: "dns.example.net", query })).rejects.toThrow(
+    await expect(gatherDnsFacts(DKIM, { nameservers: ["dns.example.net"], query })).rejects.toThrow(
       /must be the IP address of a DNS server/,
     );
     expect(asked).toEqual([]);
