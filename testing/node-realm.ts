@@ -57,8 +57,9 @@ export const SECRET_CONFIG_KEYS = ["emailDelivery:apiKey", "emailDelivery:master
  * A run's stack config: the emulator's settings under the options' own. Every setting through
  * which the package reaches a server is filled in, in both modes, so that nothing a run does goes
  * elsewhere: the email API (a preview's `getDomain` too, which would otherwise follow
- * EMAIL_DELIVERY_BASE_URL), Cloudflare's API, and the DNS server the SPF checks of a merge ask
- * (else the machine's resolver, which knows nothing of the emulator's zones).
+ * EMAIL_DELIVERY_BASE_URL), Cloudflare's API, the DNS server the SPF checks of a merge ask
+ * (else the machine's resolver, which knows nothing of the emulator's zones), and the
+ * nameservers a verification asks before the service (else the zone's real ones).
  */
 export function runConfig(options: RunOptions): Record<string, string> {
   const emulator = options.emulator;
@@ -70,6 +71,8 @@ export function runConfig(options: RunOptions): Record<string, string> {
         "emailDelivery:baseUrl": emulator.emailApi.url,
         "emailDelivery:apiKey": emulator.emailApi.apiKey,
         "emailDelivery:dnsResolver": emulator.dns.address,
+        // A verification asks the emulator's nameservers, never the zone's real ones.
+        "emailDelivery:dnsNameservers": emulator.dns.nameservers.map((server) => server.address).join(","),
       }
     : {};
   const merged = { ...defaults, ...options.config };

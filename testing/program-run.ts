@@ -131,8 +131,9 @@ export interface RunOptions {
   /**
    * Stack config as the engine passes it to providers' `configure` and to the program's
    * `pulumi.Config` (`namespace:key` → string). With an emulator, `emailDelivery:baseUrl`,
-   * `emailDelivery:apiKey`, `emailDelivery:dnsResolver` (its DNS server), `cloudflare:baseUrl` and
-   * `cloudflare:apiToken` default to its own, in both modes; pass `undefined` for a key to leave it out.
+   * `emailDelivery:apiKey`, `emailDelivery:dnsResolver` (its DNS server), `emailDelivery:dnsNameservers`
+   * (its nameservers), `cloudflare:baseUrl` and `cloudflare:apiToken` default to its own, in both
+   * modes; pass `undefined` for a key to leave it out.
    */
   config?: Record<string, string | undefined>;
   /** Config keys to mark secret for the program. @default ["emailDelivery:apiKey", "emailDelivery:masterKey"] */

@@ -7,7 +7,9 @@ import {
   PropertyRule,
   secondsSchema,
 } from "./check-inputs";
+import { zoneIdProblem } from "./cloudflare-inputs";
 import { isUnknown } from "./unknown";
+import type { DnsRecord } from "../client/types";
 
 /** The service's four DNS checks, by the names used in inputs. */
 export const CHECK_NAMES = ["spf", "dkim", "mx", "returnPath"] as const;
@@ -38,6 +40,14 @@ export interface VerificationInputs {
   pollIntervalSeconds: number;
   /** Absent in state written before it was an input: it then reads as its default. */
   maxPollIntervalSeconds?: number;
+  /**
+   * The records the domain should publish, as the service gave them (a `Domain`'s `dnsRecords`).
+   * With them the wait asks DNS before the service, and a failure says what DNS serves instead.
+   * Absent in state written before it was an input, and for a verification given none.
+   */
+  dnsRecords?: DnsRecord[];
+  /** The Cloudflare zone the records are published in: a failure then shows what it holds. */
+  zoneId?: string;
 }
 
 /** The default longest wait: 5 s, or the poll interval when that is longer. */
@@ -67,6 +77,45 @@ const checksSchema = z
     }
   }) as z.ZodType<string[]>;
 
+/** One record as a `Domain`'s `dnsRecords` hold it (the client's `DnsRecord`). */
+const dnsRecordSchema = z.object(
+  {
+    purpose: z.string(),
+    type: z.string(),
+    name: z.string(),
+    content: z.string(),
+    priority: z.number().optional(),
+  },
+  {
+    error: (issue) =>
+      `must hold records as a Domain's dnsRecords do ({ purpose, type, name, content }), not ${describeValue(issue.input)}`,
+  },
+);
+
+/** A list of records; one unknown at preview passes through, as a whole list unknown does. */
+const dnsRecordsSchema = z
+  .array(z.unknown(), {
+    error: (issue) => `must be a list of records (a Domain's dnsRecords), not ${describeValue(issue.input)}`,
+  })
+  .superRefine((values, context) => {
+    for (const [index, value] of values.entries()) {
+      if (isUnknown(value)) continue;
+      const parsed = dnsRecordSchema.safeParse(value);
+      if (!parsed.success)
+        context.addIssue({
+          code: "custom",
+          message: `[${index}] ${parsed.error.issues[0]?.message ?? "is not a record"}`,
+        });
+    }
+  }) as z.ZodType<DnsRecord[]>;
+
+const zoneIdSchema = z
+  .string({ error: (issue) => `must be a Cloudflare zone's id, not ${describeValue(issue.input)}` })
+  .superRefine((zoneId, context) => {
+    const problem = zoneIdProblem(zoneId);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  });
+
 /** How `check()` reads each of VerificationInputs's properties. */
 const VERIFICATION_RULES: Record<keyof VerificationInputs, PropertyRule> = {
   domainId: { schema: idSchema, required: true },
@@ -75,6 +124,8 @@ const VERIFICATION_RULES: Record<keyof VerificationInputs, PropertyRule> = {
   pollIntervalSeconds: { schema: secondsSchema(1, 300), default: DEFAULT_POLL_INTERVAL_SECONDS },
   // Its default depends on pollIntervalSeconds: filled in below.
   maxPollIntervalSeconds: { schema: secondsSchema(1, 300) },
+  dnsRecords: { schema: dnsRecordsSchema },
+  zoneId: { schema: zoneIdSchema },
 };
 
 export function checkVerificationInputs(news: object): CheckedInputs<VerificationInputs> {

@@ -62,6 +62,17 @@ export const DNS_RESOLVER_SETTING = {
   env: "EMAIL_DELIVERY_DNS_RESOLVER",
 } as const;
 
+/**
+ * The DNS servers a verification asks as a domain's authoritative nameservers (`ip[:port]`,
+ * comma-separated), instead of the zone's NS found through the resolver. Set to the emulator's
+ * nameservers by the test kit, and by hand for a stack against the standalone emulator (its
+ * `EMULATOR_NAMESERVERS` line): the zone's real nameservers know nothing of the emulator's records.
+ */
+export const DNS_NAMESERVERS_SETTING = {
+  config: "emailDelivery:dnsNameservers",
+  env: "EMAIL_DELIVERY_DNS_NAMESERVERS",
+} as const;
+
 /** Cloudflare's API, when `cloudflare:baseUrl` and CLOUDFLARE_BASE_URL are unset. */
 export const CLOUDFLARE_API_URL = "https://api.cloudflare.com/client/v4";
 

@@ -8,13 +8,16 @@ import {
   CLOUDFLARE_API_URL,
   CLOUDFLARE_SETTINGS,
   CONNECTION_SETTINGS,
+  DNS_NAMESERVERS_SETTING,
   DNS_RESOLVER_SETTING,
   ROTATED_API_KEY_ENV,
 } from "./connection-settings";
 
 type Setting = keyof typeof CONNECTION_SETTINGS;
 type CloudflareSetting = keyof typeof CLOUDFLARE_SETTINGS;
-type ConfiguredValues = Partial<Record<Setting | "dnsResolver" | `cloudflare.${CloudflareSetting}`, string>>;
+type ConfiguredValues = Partial<
+  Record<Setting | "dnsResolver" | "dnsNameservers" | `cloudflare.${CloudflareSetting}`, string>
+>;
 
 /**
  * Stack config read by `configure()`, process-wide (`ProcessState.config`): the providers each
@@ -31,6 +34,7 @@ export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): 
   const sources = [
     ...(Object.entries(CONNECTION_SETTINGS) as [Setting, { config: string }][]),
     ["dnsResolver", DNS_RESOLVER_SETTING] as const,
+    ["dnsNameservers", DNS_NAMESERVERS_SETTING] as const,
     ...(Object.entries(CLOUDFLARE_SETTINGS) as [CloudflareSetting, { config: string }][]).map(
       ([setting, source]) => [`cloudflare.${setting}` as const, source] as const,
     ),
@@ -85,6 +89,28 @@ export function dnsResolverSetting(fromConfig = configured().dnsResolver): strin
     throw new Error(`${source} ${problem}.`);
   }
   return value;
+}
+
+/**
+ * The servers a verification asks as every domain's nameservers: stack config, else the
+ * environment, else undefined (each zone's own, found through the resolver). Throws naming where
+ * a malformed value came from; an empty one counts as unset.
+ */
+export function dnsNameserversSetting(fromConfig = configured().dnsNameservers): string[] | undefined {
+  const { config, env } = DNS_NAMESERVERS_SETTING;
+  const value = fromConfig || process.env[env] || undefined;
+  if (value === undefined) return undefined;
+  const servers = value
+    .split(",")
+    .map((server) => server.trim())
+    .filter((server) => server !== "");
+  const source = fromConfig ? `Stack config ${config}` : `The ${env} environment variable`;
+  if (servers.length === 0) throw new Error(`${source} must list DNS servers (ip[:port], comma-separated).`);
+  for (const server of servers) {
+    const problem = dnsServerProblem(server);
+    if (problem) throw new Error(`${source} ${problem}.`);
+  }
+  return servers;
 }
 
 /** Forgets configured values (tests). */

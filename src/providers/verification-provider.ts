@@ -13,6 +13,7 @@ import { failingChecks, notChecked, timeoutMessage } from "../verification/repor
 import { kitRunStop } from "../verification/kit-run-stop";
 import type { WaitOutcome } from "../verification/report";
 import { WaitClock, waitForChecks, waitTimes } from "../verification/wait";
+import { verificationDiagnoser } from "./verification-diagnoser";
 import { connectionSetting, READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffByRules, diffProperties, DiffRules } from "./diff";
 import {
@@ -36,7 +37,10 @@ type VerificationProps = VerificationInputs & StoredProviderProperty;
 /** The state as the engine sends it, with the stored provider. */
 type VerificationState = VerificationOutputs & StoredProviderProperty;
 
-/** A new domain is a new verification; new settings wait again. */
+/**
+ * A new domain is a new verification; new settings wait again. The records and the zone only
+ * explain a wait (and make it cheaper): a change of them alone waits for nothing.
+ */
 const DIFF_RULES: DiffRules = {
   replace: ["domainId"],
   update: ["checks", "timeoutSeconds", "pollIntervalSeconds", "maxPollIntervalSeconds"],
@@ -135,6 +139,7 @@ async function verify(inputs: VerificationProps, clock: WaitClock): Promise<Veri
       ...waitTimes(inputs),
       signal: kitRunStop(),
       log: (line) => log.info(`${domain}: ${line}`),
+      ...verificationDiagnoser(inputs),
     });
   } catch (error) {
     if (isObjectNotFound(error))
@@ -169,9 +174,11 @@ function pickInputs(source: VerificationInputs): VerificationInputs {
     timeoutSeconds: source.timeoutSeconds,
     pollIntervalSeconds: source.pollIntervalSeconds,
   };
-  // Absent in state written before it was an input: a refresh keeps it absent.
+  // Absent in state written before they were inputs: a refresh keeps them absent.
   if (source.maxPollIntervalSeconds !== undefined)
     inputs.maxPollIntervalSeconds = source.maxPollIntervalSeconds;
+  if (source.dnsRecords !== undefined) inputs.dnsRecords = source.dnsRecords;
+  if (source.zoneId !== undefined) inputs.zoneId = source.zoneId;
   return inputs;
 }
 

@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { DnsRecord } from "../client";
 import type { CheckName } from "../inputs";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
@@ -41,6 +42,22 @@ export interface DomainVerificationArgs {
    * @default 5, or `pollIntervalSeconds` when that is longer
    */
   maxPollIntervalSeconds?: pulumi.Input<number>;
+  /**
+   * The records the domain should publish, as the service gave them: a `Domain`'s `dnsRecords`
+   * (a `Domain` passes its own). With them the wait asks DNS before asking the service (a check
+   * cannot pass before DNS serves the record), and a failure says, check by check, what each of
+   * the zone's nameservers serves instead and what to change. Changing them alone waits for nothing.
+   * @default none: the service is asked at every poll, and a failure shows its statuses and texts only
+   * @example domain.dnsRecords
+   */
+  dnsRecords?: pulumi.Input<pulumi.Input<DnsRecord>[]>;
+  /**
+   * The Cloudflare zone the records are published in (32 hex digits): a failure then shows what
+   * the zone holds at each record's name too (read once, when the wait times out, with the
+   * token the package's own Cloudflare writes use).
+   * @default none: only DNS is asked
+   */
+  zoneId?: pulumi.Input<string>;
 }
 
 /**
@@ -80,6 +97,8 @@ export class DomainVerification extends EmailDeliveryDynamicResource {
         timeoutSeconds: args.timeoutSeconds,
         pollIntervalSeconds: args.pollIntervalSeconds,
         maxPollIntervalSeconds: args.maxPollIntervalSeconds,
+        dnsRecords: args.dnsRecords,
+        zoneId: args.zoneId,
       },
       [
         "verified",

@@ -10,7 +10,7 @@ import { ServiceDomain } from "./service-domain";
 export type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 
 /** `DomainVerification`'s settings but the domain, which the component gives it. */
-export type DomainVerificationSettings = Omit<DomainVerificationArgs, "domainId">;
+export type DomainVerificationSettings = Omit<DomainVerificationArgs, "domainId" | "dnsRecords" | "zoneId">;
 
 /** What a {@link Domain} takes: the name, and where its records go and how it is verified. */
 export interface DomainArgs {
@@ -122,6 +122,9 @@ export class Domain extends pulumi.ComponentResource {
             `${name}-verification`,
             {
               domainId: service.domainId,
+              // What the wait asks DNS about before asking the service, and what a failure explains.
+              dnsRecords: service.dnsRecords,
+              zoneId: args.cloudflare?.zoneId,
               ...args.verification,
               ...verificationChecks(name, mx, args.verification, this),
             },

@@ -1,0 +1,78 @@
+import * as log from "@pulumi/pulumi/log";
+import type { DnsRecord } from "../client";
+import { dnsRecordsApi } from "../cloudflare/dns-records";
+import { freshRecordsAt } from "../cloudflare/fresh-zone-reads";
+import type { VerificationInputs } from "../inputs";
+import { checkDiagnoser } from "../verification/check-diagnosis";
+import type { ExpectedRecord } from "../verification/diagnosis";
+import type { WaitOptions } from "../verification/wait";
+import { cloudflareSetting, dnsNameserversSetting, dnsResolverSetting } from "./connection";
+
+/** The purposes the service's four checks look at; other records (DMARC, tracking) are not waited for. */
+const CHECKED_PURPOSES: ReadonlySet<string> = new Set(["spf", "dkim", "mx", "return_path"]);
+
+/**
+ * What a verification's wait needs to explain itself: a diagnoser over the domain's expected
+ * records, asking the nameservers the settings name (the kit's emulator) or the zone's own, and
+ * the zone's records when it knows the zone and the package has a Cloudflare token. Nothing when
+ * it was given no records (a standalone verification, an adopted domain): the wait is then the
+ * service's checks alone, as before.
+ */
+export function verificationDiagnoser(
+  inputs: Pick<VerificationInputs, "dnsRecords" | "zoneId">,
+): Pick<WaitOptions, "diagnose"> {
+  const expected = expectedRecords(inputs.dnsRecords ?? []);
+  if (expected.length === 0) return {};
+  const nameservers = dnsNameserversSetting();
+  const resolver = dnsResolverSetting();
+  return {
+    diagnose: checkDiagnoser({
+      expected,
+      dns: { ...(nameservers ? { nameservers } : {}), ...(resolver ? { resolver } : {}) },
+      ...(inputs.zoneId ? zoneReader(inputs.zoneId) : {}),
+    }),
+  };
+}
+
+/** The records the checks look at, as the diagnosis names them. */
+export function expectedRecords(records: readonly DnsRecord[]): ExpectedRecord[] {
+  return records
+    .filter((record) => CHECKED_PURPOSES.has(record.purpose))
+    .map((record) => ({
+      purpose: record.purpose as ExpectedRecord["purpose"],
+      name: record.name,
+      type: record.type,
+      value: record.content,
+    }));
+}
+
+/**
+ * The zone's records at some names, through the reads claimed records share (a burst of failing
+ * verifications in one zone costs one read of it). Without a Cloudflare token for the package's
+ * own requests the zone is left out: the records may well be published with a token only the
+ * program's Cloudflare provider has.
+ */
+function zoneReader(zoneId: string): { zoneRecords?: Parameters<typeof checkDiagnoser>[0]["zoneRecords"] } {
+  let account: { baseUrl: string; apiToken: string };
+  try {
+    account = { baseUrl: cloudflareSetting("baseUrl"), apiToken: cloudflareSetting("apiToken") };
+  } catch (error) {
+    log.debug(`The zone's records are left out of the diagnosis: ${(error as Error).message}`);
+    return {};
+  }
+  const api = dnsRecordsApi(account);
+  return {
+    zoneRecords: async (names) => {
+      const held = await Promise.all(names.map((name) => freshRecordsAt(api, account, zoneId, name)));
+      return {
+        zone: zoneId,
+        records: held.flat().map((record) => ({
+          name: record.name,
+          type: record.type,
+          content: record.content,
+          proxied: record.proxied,
+        })),
+      };
+    },
+  };
+}
