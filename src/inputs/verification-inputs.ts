@@ -78,19 +78,25 @@ const checksSchema = z
   }) as z.ZodType<string[]>;
 
 /** One record as a `Domain`'s `dnsRecords` hold it (the client's `DnsRecord`). */
-const dnsRecordSchema = z.object(
-  {
-    purpose: z.string(),
-    type: z.string(),
-    name: z.string(),
-    content: z.string(),
-    priority: z.number().optional(),
-  },
-  {
-    error: (issue) =>
-      `must hold records as a Domain's dnsRecords do ({ purpose, type, name, content }), not ${describeValue(issue.input)}`,
-  },
-);
+const dnsRecordSchema = z.object({
+  purpose: z.string(),
+  type: z.string(),
+  name: z.string(),
+  content: z.string(),
+  priority: z.number().optional(),
+});
+
+/** Why `value` is not a record, naming the field: "[1] has no purpose", "[0].priority must be a number". */
+function recordProblem(index: number, value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return `[${index}] must be a record ({ purpose, type, name, content }), not ${describeValue(value)}`;
+  const issue = dnsRecordSchema.safeParse(value).error?.issues[0];
+  if (!issue) return undefined;
+  const field = String(issue.path[0]);
+  const given = (value as Record<string, unknown>)[field];
+  if (given === undefined) return `[${index}] has no ${field} (a record has purpose, type, name and content)`;
+  return `[${index}].${field} must be ${field === "priority" ? "a number" : "text"}, not ${describeValue(given)}`;
+}
 
 /** A list of records; one unknown at preview passes through, as a whole list unknown does. */
 const dnsRecordsSchema = z
@@ -99,13 +105,8 @@ const dnsRecordsSchema = z
   })
   .superRefine((values, context) => {
     for (const [index, value] of values.entries()) {
-      if (isUnknown(value)) continue;
-      const parsed = dnsRecordSchema.safeParse(value);
-      if (!parsed.success)
-        context.addIssue({
-          code: "custom",
-          message: `[${index}] ${parsed.error.issues[0]?.message ?? "is not a record"}`,
-        });
+      const problem = isUnknown(value) ? undefined : recordProblem(index, value);
+      if (problem) context.addIssue({ code: "custom", message: problem });
     }
   }) as z.ZodType<DnsRecord[]>;
 

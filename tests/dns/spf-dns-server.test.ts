@@ -1,8 +1,8 @@
 import * as dgram from "node:dgram";
 import { promises as dns } from "node:dns";
 import { checkSpfLookups, dnsServerProblem, quoteTxt } from "../../src/dns";
-import { dnsResolverSetting, forgetConfig } from "../../src/providers/connection";
-import { DNS_RESOLVER_SETTING } from "../../src/providers/connection-settings";
+import { dnsNameserversSetting, dnsResolverSetting, forgetConfig } from "../../src/providers/connection";
+import { DNS_NAMESERVERS_SETTING, DNS_RESOLVER_SETTING } from "../../src/providers/connection-settings";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { publishAddresses } from "../support/service-spf";
@@ -161,5 +161,33 @@ describe("the claimed record provider", () => {
       content: string;
     }[];
     expect(records.map((record) => record.content)).toEqual([quoteTxt(mine)]);
+  });
+});
+
+describe("dnsNameserversSetting", () => {
+  const { env } = DNS_NAMESERVERS_SETTING;
+  const saved = process.env[env];
+  afterEach(() => {
+    if (saved === undefined) delete process.env[env];
+    else process.env[env] = saved;
+  });
+
+  it("is the stack config's list, else the environment's, else unset (each zone's own nameservers)", () => {
+    delete process.env[env];
+    expect(dnsNameserversSetting(undefined)).toBeUndefined();
+    expect(dnsNameserversSetting("")).toBeUndefined();
+    process.env[env] = "127.0.0.1:5300";
+    expect(dnsNameserversSetting(undefined)).toEqual(["127.0.0.1:5300"]);
+    expect(dnsNameserversSetting("127.0.0.1:7753, [::1]:7754")).toEqual(["127.0.0.1:7753", "[::1]:7754"]);
+  });
+
+  it("refuses a malformed server or an empty list, naming where it came from", () => {
+    process.env[env] = " , ";
+    expect(() => dnsNameserversSetting("127.0.0.1:7753,ns1.example.net")).toThrow(
+      'Stack config emailDelivery:dnsNameservers must be the IP address of a DNS server, with its port when not 53 (e.g. 127.0.0.1:7753 or [::1]:5353), not "ns1.example.net".',
+    );
+    expect(() => dnsNameserversSetting(undefined)).toThrow(
+      "The EMAIL_DELIVERY_DNS_NAMESERVERS environment variable must list DNS servers (ip[:port], comma-separated).",
+    );
   });
 });

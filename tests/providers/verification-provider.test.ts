@@ -102,10 +102,51 @@ describe("verificationProvider", () => {
         (await verificationProvider.check({}, { domainId: UNKNOWN, checks: ["spf", UNKNOWN] })).failures,
       ).toEqual([]);
     });
+
+    it("takes the domain's records and zone, naming what is wrong with them", async () => {
+      const record = {
+        purpose: "dkim",
+        type: "TXT",
+        name: "k._domainkey.mail.example.com",
+        content: "v=DKIM1;",
+      };
+      const zoneId = "023e105f4ecef8ad9ca31a8372d0c353";
+      const checked = await verificationProvider.check({}, { domainId: 1, dnsRecords: [record], zoneId });
+      expect(checked.failures).toEqual([]);
+      expect(checked.inputs).toMatchObject({ dnsRecords: [record], zoneId });
+      expect(
+        (await verificationProvider.check({}, { domainId: 1, dnsRecords: [UNKNOWN], zoneId: UNKNOWN }))
+          .failures,
+      ).toEqual([]);
+      const failures = (
+        await verificationProvider.check(
+          {},
+          { domainId: 1, dnsRecords: [record, { name: "x" }], zoneId: "example.com" },
+        )
+      ).failures;
+      expect(failures).toEqual([
+        {
+          property: "dnsRecords",
+          reason: "[1] has no purpose (a record has purpose, type, name and content)",
+        },
+        { property: "zoneId", reason: expect.stringContaining("must be the zone's id, 32 hex digits") },
+      ]);
+    });
   });
 
   describe("diff", () => {
     const verified = { ...inputs(1), verified: true };
+
+    it("waits for nothing when only the records or the zone change (they only explain a wait)", async () => {
+      const record = { purpose: "spf", type: "TXT", name: "mail.example.com", content: "v=spf1 ~all" };
+      const zoneId = "023e105f4ecef8ad9ca31a8372d0c353";
+      const diff = await verificationProvider.diff("1", verified, {
+        ...inputs(1),
+        dnsRecords: [record],
+        zoneId,
+      });
+      expect(diff).toMatchObject({ changes: false, replaces: [] });
+    });
 
     it("sees no change for a verified domain with the same inputs", async () => {
       expect(await verificationProvider.diff("1", verified, inputs(1, { __provider: "new text" }))).toEqual({
