@@ -86,7 +86,8 @@ export async function waitForChecks(
           capMs: dnsFirst.serviceCheckCapMs,
           atDeadline: deadline - now() <= 0,
         }) !== undefined;
-      if (!askService) diagnosed = gathered;
+      // The progress line's, unless the service answers this poll (then classified again below).
+      diagnosed = gathered;
     }
     let zoneAsked = false;
     if (askService) {
@@ -107,9 +108,9 @@ export async function waitForChecks(
       // A DNS-first poll has its facts already: they are classified again against the new result.
       if (checked && result && options.diagnose) {
         const failing = failingChecks(result, options.checks);
-        if (gathered?.diagnoses) diagnosed = { diagnoses: reclassify(gathered.diagnoses, result, failing) };
-        else if (gathered) diagnosed = gathered;
-        else {
+        if (gathered) {
+          if (gathered.diagnoses) diagnosed = { diagnoses: reclassify(gathered.diagnoses, result, failing) };
+        } else {
           // The last poll's diagnosis is the failure's: the zone's records are asked for then only.
           zoneAsked = deadline - now() <= 0;
           diagnosed = await diagnoseSafely(
