@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { lineChart } from "./chart";
 import type { ColdStartFigures } from "./cold-start";
 import { formatColdStart } from "./cold-start-report";
+import { DnsFirstFigures, formatDnsFirst } from "./dns-first";
 import { isIdeal, LifecycleResult, listsPerKind, listsSaved, StepResult } from "./lifecycle";
 import type { MemoryPeak } from "./memory";
 import { OVERHEAD_TARGETS, OverheadFigures } from "./overhead";
@@ -36,6 +37,8 @@ export interface BenchResults {
   stateSize: StateSizeFigures[];
   /** N domains in one zone through the test kit (bench/zone-scale.ts). */
   zoneScale?: ZoneScaleResult[];
+  /** Service checks per verified domain, DNS-first against service-only (bench/dns-first.ts). */
+  dnsFirst?: DnsFirstFigures[];
 }
 
 export const TARGETS = {
@@ -227,6 +230,7 @@ export function formatReport(results: BenchResults): string {
     );
   }
   if (results.zoneScale) out.push(...formatZoneScale(results.zoneScale));
+  if (results.dnsFirst) out.push(...formatDnsFirst(results.dnsFirst));
   return out.join("\n") + "\n";
 }
 

@@ -18,6 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../emulator";
 import { measureColdStart } from "./cold-start";
+import { measureDnsFirst } from "./dns-first";
 import { refreshHost } from "./host-refresh";
 import { LifecycleResult, runLifecycle } from "./lifecycle";
 import { MemoryPeak, sampleMemory } from "./memory";
@@ -114,6 +115,8 @@ async function main(): Promise<void> {
       `zone scale: N = ${zoneSizes.join(", ")} domains in one zone, then one among ${bigZone} records`,
     );
     const zoneScale = await measureZoneScales(zoneSizes, bigZone, progress);
+    progress("service checks per verified domain, DNS-first against service-only (fake clock)");
+    const dnsFirst = await measureDnsFirst();
 
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
@@ -135,6 +138,7 @@ async function main(): Promise<void> {
       providerTexts,
       stateSize,
       zoneScale,
+      dnsFirst,
     };
     process.stdout.write(formatReport(results));
     // A smoke run proves the bench still runs; its figures are too small to keep.

@@ -1,6 +1,7 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
 import {
+  CheckDiagnoses,
   CheckDiagnosis,
   diagnose,
   Diagnoser,
@@ -8,7 +9,7 @@ import {
   ExpectedRecord,
   ZoneRecordFact,
 } from "./diagnosis";
-import { DnsFactsOptions, gatherDnsFacts } from "./dns-facts";
+import { bareName, discoveryCache, DiscoveryCache, DnsFactsOptions, gatherDnsFacts } from "./dns-facts";
 import { CHECKS } from "./report";
 
 /**
@@ -38,48 +39,131 @@ export interface DiagnoserOptions {
 }
 
 /**
- * A `Diagnoser` over DNS (and the zone, when given). A check with several expected records (MX
- * with two hosts) is diagnosed by its first record the DNS does not serve as expected, else its
- * first. The checks' facts are gathered side by side.
+ * A `Diagnoser` over DNS (and the zone, when given and asked for). A check with several expected
+ * records (MX with two hosts) is diagnosed by its first record the DNS does not serve as expected,
+ * else its first. The checks' facts are gathered side by side; the zone of each name and its
+ * nameservers are looked up once for the diagnoser's life (`DiscoveryCache`), so a wait that
+ * diagnoses on every poll asks only for the records themselves after its first.
  */
 export function checkDiagnoser(options: DiagnoserOptions): Diagnoser {
-  return async (result, failing) => {
-    const entries = await Promise.all(
+  const cache = discoveryCache();
+  return async (result, failing, call = {}) => {
+    const gathering = Promise.all(
       failing.map(async (check) => {
+        const known = call.known?.[check];
+        if (known) return [check, [withoutService(known.facts)] as RecordFacts[]] as const;
         const candidates = options.expected.filter((record) => record.purpose === CHECK_PURPOSES[check]);
-        let chosen: CheckDiagnosis | undefined;
-        for (const expected of candidates) {
-          const found = await diagnoseRecord(expected, check, result, options);
-          chosen ??= found;
-          if (found.diagnosis.case !== "ok" && found.diagnosis.case !== "service-disagrees") {
-            chosen = found;
-            break;
-          }
-        }
-        return [check, chosen] as const;
+        const gathered = await Promise.all(
+          candidates.map((expected) => gatherDnsFacts(expected, options.dns, cache)),
+        );
+        return [check, gathered] as const;
       }),
     );
-    return Object.fromEntries(entries.filter(([, value]) => value !== undefined));
+    const dns = await within(gathering, call.timeoutMs);
+    if (call.zone && options.zoneRecords) await addZone(dns, options.zoneRecords, cache);
+    const diagnoses: CheckDiagnoses = {};
+    for (const [check, candidates] of dns) {
+      const chosen = choose(candidates.map((facts) => classify(facts, serviceSays(result, check))));
+      if (chosen) diagnoses[check] = chosen;
+    }
+    return diagnoses;
   };
 }
 
-async function diagnoseRecord(
-  expected: ExpectedRecord,
-  check: CheckName,
-  result: DomainCheck,
-  options: DiagnoserOptions,
-): Promise<CheckDiagnosis> {
-  const { zoneName, ...dnsFacts } = await gatherDnsFacts(expected, options.dns);
-  const service = {
-    status: (result[CHECKS[check].status] as string | null) ?? null,
-    text: (result[CHECKS[check].error] as string | null) ?? null,
-  };
-  let zone: DiagnosisFacts["zone"];
-  if (options.zoneRecords) {
-    const doubled = zoneName ? [`${expected.name.replace(/\.$/, "")}.${zoneName}`] : [];
-    const held = await options.zoneRecords([expected.name, ...doubled]);
-    zone = { name: held.zone, records: held.records };
-  }
-  const facts: DiagnosisFacts = { ...dnsFacts, ...(zone ? { zone } : {}), service };
+/** DNS facts of one expected record, the zone's records when asked, without the service's. */
+type RecordFacts = Omit<DiagnosisFacts, "service"> & { zoneName?: string };
+
+function withoutService(facts: DiagnosisFacts): RecordFacts {
+  const { service: _service, ...rest } = facts;
+  return rest;
+}
+
+/** The first candidate the DNS does not serve as expected, else the first. */
+function choose(candidates: CheckDiagnosis[]): CheckDiagnosis | undefined {
+  return (
+    candidates.find(({ diagnosis }) => diagnosis.case !== "ok" && diagnosis.case !== "service-disagrees") ??
+    candidates[0]
+  );
+}
+
+function classify(dns: RecordFacts, service: DiagnosisFacts["service"]): CheckDiagnosis {
+  const { zoneName: _zoneName, ...rest } = dns;
+  const facts: DiagnosisFacts = { ...rest, service };
   return { facts, diagnosis: diagnose(facts) };
+}
+
+/** What the service says of `check` in `result`: null and null before its first check. */
+function serviceSays(result: DomainCheck | undefined, check: CheckName): DiagnosisFacts["service"] {
+  return {
+    status: ((result?.[CHECKS[check].status] as string | null) ?? null) as string | null,
+    text: ((result?.[CHECKS[check].error] as string | null) ?? null) as string | null,
+  };
+}
+
+/**
+ * The same facts classified again against a newer check result: what a DNS-first wait does after
+ * the service answered, instead of asking DNS a second time in one poll (`diagnose` is pure).
+ * Only the checks still failing in `result` are kept.
+ */
+export function reclassify(
+  diagnoses: CheckDiagnoses,
+  result: DomainCheck,
+  failing: readonly CheckName[],
+): CheckDiagnoses {
+  const again: CheckDiagnoses = {};
+  for (const check of failing) {
+    const found = diagnoses[check];
+    if (found) again[check] = classify(withoutService(found.facts), serviceSays(result, check));
+  }
+  return again;
+}
+
+/**
+ * One request for the zone's records at every name the checks look at (and each doubled), each
+ * record's facts then holding those at its own names: a Cloudflare read is rate-limited
+ * account-wide, so one diagnosis costs one call, whatever the number of checks.
+ */
+async function addZone(
+  dns: ReadonlyArray<readonly [CheckName, RecordFacts[]]>,
+  zoneRecords: NonNullable<DiagnoserOptions["zoneRecords"]>,
+  cache: DiscoveryCache,
+): Promise<void> {
+  const all = dns.flatMap(([, candidates]) => candidates);
+  // Facts reused from an earlier call no longer carry the zone's name; the cache still has it.
+  for (const facts of all) facts.zoneName ??= await cache.zones.get(bareName(facts.expected.name));
+  const namesOf = (facts: RecordFacts) => {
+    const name = facts.expected.name;
+    return facts.zoneName ? [name, `${bareName(name)}.${facts.zoneName}`] : [name];
+  };
+  const names = [...new Set(all.flatMap(namesOf))];
+  if (names.length === 0) return;
+  const held = await zoneRecords(names);
+  for (const facts of all) {
+    const here = namesOf(facts).map(bareName);
+    facts.zone = {
+      name: held.zone,
+      records: held.records.filter((record) => here.includes(bareName(record.name))),
+    };
+  }
+}
+
+/**
+ * `gathering`, or a rejection once `timeoutMs` has passed: a gather's queries are each bounded,
+ * but a poll must not wait on all of them in a row longer than its own request bound.
+ */
+async function within<T>(gathering: Promise<T>, timeoutMs: number | undefined): Promise<T> {
+  if (timeoutMs === undefined) return gathering;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`DNS did not answer within ${Math.round(timeoutMs / 1000)} s`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([gathering, late]);
+  } finally {
+    clearTimeout(timer);
+    gathering.catch(() => undefined); // lost the race: its late failure is nobody's
+  }
 }

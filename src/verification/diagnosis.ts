@@ -265,5 +265,32 @@ export interface CheckDiagnosis {
 /** The diagnoses of the failing checks that have an expected record. */
 export type CheckDiagnoses = Partial<Record<CheckName, CheckDiagnosis>>;
 
-/** Diagnoses the failing checks of one check result (`checkDiagnoser` makes one over DNS). */
-export type Diagnoser = (result: DomainCheck, failing: readonly CheckName[]) => Promise<CheckDiagnoses>;
+/** What one call of a `Diagnoser` may reuse or add. */
+export interface DiagnoseOptions {
+  /**
+   * Facts already gathered this poll: their DNS answers are reused (no query is sent again), only
+   * the service's status is taken anew. The wait passes them for the failure's final diagnosis.
+   * @default none: DNS is asked
+   */
+  known?: CheckDiagnoses;
+  /**
+   * Ask for the zone's records too (Cloudflare API requests, which are rate-limited account-wide):
+   * the wait asks once, for the failure's final diagnosis, never per poll. @default false
+   */
+  zone?: boolean;
+  /**
+   * How long the whole gather (every query of every check) may take; past it the call rejects,
+   * which a DNS-first wait counts as "DNS cannot tell". @default no bound beyond each query's
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * Diagnoses the failing checks of one check result (`checkDiagnoser` makes one over DNS);
+ * `result` is undefined before the service's first check (every status null).
+ */
+export type Diagnoser = (
+  result: DomainCheck | undefined,
+  failing: readonly CheckName[],
+  options?: DiagnoseOptions,
+) => Promise<CheckDiagnoses>;

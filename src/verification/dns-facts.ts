@@ -62,14 +62,58 @@ export async function findZone(
   return undefined;
 }
 
+/** A nameserver to ask: how people read it, and where the query goes. */
+interface Nameserver {
+  label: string;
+  address: DnsServerAddress;
+}
+
+/**
+ * The zones and nameservers found, kept across gathers (a DNS-first wait gathers on every poll):
+ * the zone of each name and the nameservers of each zone are looked up once. Only complete
+ * answers are kept: a zone not found, or a nameserver whose address lookup failed, is looked up
+ * again on the next gather.
+ */
+export interface DiscoveryCache {
+  zones: Map<string, Promise<string | undefined>>;
+  nameservers: Map<string, Promise<{ servers: Nameserver[]; complete: boolean }>>;
+}
+
+/** An empty `DiscoveryCache`; `checkDiagnoser` keeps one for its life. */
+export function discoveryCache(): DiscoveryCache {
+  return { zones: new Map(), nameservers: new Map() };
+}
+
+/** `make()`, shared by callers of the same key while pending, kept only when `keep` says so. */
+function remember<T>(
+  map: Map<string, Promise<T>> | undefined,
+  key: string,
+  make: () => Promise<T>,
+  keep: (value: T) => boolean,
+): Promise<T> {
+  const known = map?.get(key);
+  if (known) return known;
+  const made = make();
+  if (map) {
+    map.set(key, made);
+    made.then(
+      (value) => void (keep(value) || map.delete(key)),
+      () => void map.delete(key),
+    );
+  }
+  return made;
+}
+
 /**
  * The facts DNS gives about `expected`, all but the service's (which the caller adds): each
  * authoritative nameserver's answer, the resolver's, the answers at the doubled name, and for SPF
- * what receivers make of the record served.
+ * what receivers make of the record served. With `cache`, the zone and its nameservers found by
+ * an earlier gather are reused.
  */
 export async function gatherDnsFacts(
   expected: ExpectedRecord,
   options: DnsFactsOptions = {},
+  cache?: DiscoveryCache,
 ): Promise<Omit<DiagnosisFacts, "service" | "zone"> & { zoneName?: string }> {
   const given = options.nameservers;
   if (given !== undefined) {
@@ -82,16 +126,28 @@ export async function gatherDnsFacts(
   const query = options.query ?? nodeDnsQuery(options.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
   const resolverAddress = given !== undefined ? (options.resolver ?? given[0]) : options.resolver;
   const type = expected.type.toUpperCase();
-  const zoneName = await findZone(expected.name, (name) => query(given?.[0] ?? resolverAddress, name, "NS"));
+  const zoneName = await remember(
+    cache?.zones,
+    bareName(expected.name),
+    () => findZone(expected.name, (name) => query(given?.[0] ?? resolverAddress, name, "NS")),
+    (zone) => zone !== undefined,
+  );
 
-  let servers: { label: string; address: DnsServerAddress }[];
+  let servers: Nameserver[];
   if (given !== undefined) servers = given.map((server) => ({ label: server, address: server }));
   else
     servers = zoneName
-      ? await nameservers(zoneName, resolverAddress, query, options.nameserverPort ?? 53)
+      ? (
+          await remember(
+            cache?.nameservers,
+            zoneName,
+            () => nameservers(zoneName, resolverAddress, query, options.nameserverPort ?? 53),
+            (found) => found.complete,
+          )
+        ).servers
       : [];
 
-  const ask = async (server: { label: string; address: DnsServerAddress }, name: string) => ({
+  const ask = async (server: Nameserver, name: string) => ({
     server: server.label,
     answer: await query(server.address, name, type),
   });
@@ -125,13 +181,16 @@ export async function gatherDnsFacts(
   return facts;
 }
 
-/** The zone's nameservers, each by its first address (IPv4), with the port they answer on. */
+/**
+ * The zone's nameservers, each by its first address (IPv4), with the port they answer on;
+ * `complete` when the NS lookup and every address lookup answered.
+ */
 async function nameservers(
   zone: string,
   resolver: DnsServerAddress,
   query: DnsQuery,
   port: number,
-): Promise<{ label: string; address: DnsServerAddress }[]> {
+): Promise<{ servers: Nameserver[]; complete: boolean }> {
   const ns = await query(resolver, zone, "NS");
   const names = "values" in ns ? ns.values : [];
   const found = await Promise.all(
@@ -143,7 +202,8 @@ async function nameservers(
         : undefined;
     }),
   );
-  return found.filter((server) => server !== undefined);
+  const servers = found.filter((server) => server !== undefined);
+  return { servers, complete: names.length > 0 && servers.length === names.length };
 }
 
 /** The one SPF record the servers agree on (the first served), if any. */
@@ -228,6 +288,7 @@ function readError(error: unknown): DnsAnswer {
   }
 }
 
-function bareName(name: string): string {
+/** A host name as compared: lower case, no final dot. */
+export function bareName(name: string): string {
   return name.toLowerCase().replace(/\.$/, "");
 }

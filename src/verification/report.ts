@@ -8,8 +8,10 @@ export interface WaitOutcome {
   /** The last check result; undefined when the service answered no check at all. */
   result?: DomainCheck;
   verified: boolean;
-  /** Check requests made. */
+  /** Polls made: each asked the service, or with `dnsFirst` DNS, or both. */
   polls: number;
+  /** Check requests made of the service (`polls` without `dnsFirst`). */
+  serviceChecks: number;
   /** The last error that counted as "not yet", when the last poll failed. */
   lastError?: Error;
   /** Why each failing check fails, when the wait was given a `diagnose` and it answered. */
@@ -114,9 +116,12 @@ export function timeoutMessage(
   domain: string,
   timeoutSeconds: number,
   checks: readonly CheckName[],
-  outcome: Pick<WaitOutcome, "result" | "polls" | "lastError" | "diagnoses" | "diagnosisError">,
+  outcome: Pick<WaitOutcome, "result" | "polls" | "lastError" | "diagnoses" | "diagnosisError"> &
+    Partial<Pick<WaitOutcome, "serviceChecks">>,
 ): string {
-  const { result, polls, lastError } = outcome;
+  const { result, lastError } = outcome;
+  // A DNS-first wait polls more often than it asks the service: the checks are what it asked.
+  const polls = outcome.serviceChecks ?? outcome.polls;
   if (!result) {
     return (
       `${domain} could not be verified: the email service answered none of ${polls} ${polls === 1 ? "check" : "checks"} in ${timeoutSeconds} s.\n` +

@@ -1,7 +1,9 @@
 import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
 import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
-import type { CheckDiagnoses, Diagnoser } from "./diagnosis";
-import { describeFailing, failingChecks, formatDuration, WaitOutcome } from "./report";
+import { reclassify } from "./check-diagnosis";
+import type { CheckDiagnoses, DiagnoseOptions, Diagnoser } from "./diagnosis";
+import { DnsFirstOptions, dnsVerdict, serviceCheckReason } from "./dns-first";
+import { describeFailing, failingChecks, formatDuration, notChecked, WaitOutcome } from "./report";
 
 export interface WaitOptions {
   checks: readonly CheckName[];
@@ -24,6 +26,14 @@ export interface WaitOptions {
    * @default none: the service's statuses and texts only
    */
   diagnose?: Diagnoser;
+  /**
+   * Ask DNS before asking the service (needs `diagnose`): each poll gathers the DNS facts of the
+   * failing checks once, and asks the service's check only when DNS shows every failing check's
+   * record, when DNS cannot tell, when `serviceCheckCapMs` has passed since the last service
+   * check, or at the deadline (see `serviceCheckReason`). A poll that skips the service words its
+   * progress line from DNS. @default none: the service is asked on every poll
+   */
+  dnsFirst?: DnsFirstOptions;
   /** Injected for tests. @default Date.now, setTimeout, Math.random */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -38,7 +48,9 @@ export type WaitClock = Pick<WaitOptions, "now" | "sleep" | "random">;
  * per poll, each request bounded (see `checkRequestTimeout`), waits growing from the poll
  * interval to a cap with jitter, never sleeping past the deadline (the last poll happens at it).
  * A failed poll is logged and counts as "not yet", unless the service's answer is definite (see
- * `endsWait`): then the wait ends at once with that error.
+ * `endsWait`): then the wait ends at once with that error. With `dnsFirst`, a poll asks DNS
+ * first and may skip the service (see `WaitOptions.dnsFirst`). DNS is asked at most once per
+ * poll; the zone's records (Cloudflare requests) only once, for a failure's final diagnosis.
  */
 export async function waitForChecks(
   check: (requestTimeoutMs: number) => Promise<DomainCheck>,
@@ -47,8 +59,12 @@ export async function waitForChecks(
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => abortableSleep(ms, options.signal));
   const random = options.random ?? Math.random;
-  const deadline = now() + options.timeoutMs;
+  const started = now();
+  const deadline = started + options.timeoutMs;
+  const dnsFirst = options.diagnose && options.dnsFirst;
   let polls = 0;
+  let serviceChecks = 0;
+  let lastServiceCheckAt = started;
   let result: DomainCheck | undefined;
   let lastError: Error | undefined;
   let diagnosed: Pick<WaitOutcome, "diagnoses" | "diagnosisError"> = {};
@@ -56,25 +72,68 @@ export async function waitForChecks(
   for (;;) {
     options.signal?.throwIfAborted();
     polls++;
-    let checked = false;
-    try {
-      result = await check(checkRequestTimeout(options.timeoutMs, deadline - now()));
-      lastError = undefined;
-      checked = true;
-      if (failingChecks(result, options.checks).length === 0) return { result, verified: true, polls };
-    } catch (error) {
-      if (endsWait(error)) throw error;
-      lastError = error as Error;
+    const requestTimeoutMs = () => checkRequestTimeout(options.timeoutMs, deadline - now());
+    let askService = true;
+    // Before the service's first answer, every requested check counts as failing.
+    let gathered: typeof diagnosed | undefined;
+    if (dnsFirst) {
+      const failing = result ? failingChecks(result, options.checks) : options.checks;
+      gathered = await diagnoseSafely(options.diagnose!, result, failing, { timeoutMs: requestTimeoutMs() });
+      askService =
+        serviceCheckReason({
+          verdict: dnsVerdict(failing, gathered),
+          sinceServiceCheckMs: now() - lastServiceCheckAt,
+          capMs: dnsFirst.serviceCheckCapMs,
+          atDeadline: deadline - now() <= 0,
+        }) !== undefined;
+      // The progress line's, unless the service answers this poll (then classified again below).
+      diagnosed = gathered;
     }
-    // Only a new result is diagnosed: after a failed poll, the last diagnosis still describes it.
-    if (checked && result && options.diagnose)
-      diagnosed = await diagnoseSafely(options.diagnose, result, options.checks);
+    let zoneAsked = false;
+    if (askService) {
+      let checked = false;
+      serviceChecks++;
+      lastServiceCheckAt = now();
+      try {
+        result = await check(requestTimeoutMs());
+        lastError = undefined;
+        checked = true;
+        if (failingChecks(result, options.checks).length === 0)
+          return { result, verified: true, polls, serviceChecks };
+      } catch (error) {
+        if (endsWait(error)) throw error;
+        lastError = error as Error;
+      }
+      // Only a new result is diagnosed: after a failed poll, the last diagnosis still describes it.
+      // A DNS-first poll has its facts already: they are classified again against the new result.
+      if (checked && result && options.diagnose) {
+        const failing = failingChecks(result, options.checks);
+        if (gathered) {
+          if (gathered.diagnoses) diagnosed = { diagnoses: reclassify(gathered.diagnoses, result, failing) };
+        } else {
+          // The last poll's diagnosis is the failure's: the zone's records are asked for then only.
+          zoneAsked = deadline - now() <= 0;
+          diagnosed = await diagnoseSafely(
+            options.diagnose,
+            result,
+            failing,
+            zoneAsked ? { zone: true } : undefined,
+          );
+        }
+      }
+    }
     const left = deadline - now();
-    if (left <= 0) return { result, verified: false, polls, lastError, ...diagnosed };
+    if (left <= 0) {
+      if (result && options.diagnose && !zoneAsked)
+        diagnosed = await finalDiagnosis(options.diagnose, result, options.checks, diagnosed);
+      return { result, verified: false, polls, serviceChecks, lastError, ...diagnosed };
+    }
 
     const waiting = result
       ? `waiting for ${describeFailing(result, options.checks, diagnosed.diagnoses)}`
-      : "the service did not answer";
+      : askService
+        ? "the service did not answer"
+        : `waiting for ${describeFailing(notChecked(), options.checks, diagnosed.diagnoses)}`;
     options.log(
       `${waiting}; ${formatDuration(left)} left${lastError ? ` (last check: ${lastError.message})` : ""}`,
     );
@@ -85,17 +144,35 @@ export async function waitForChecks(
   }
 }
 
-/** The diagnoses of `result`'s failing checks, or the error that kept them from being made. */
+/** The diagnoses of the failing checks, or the error that kept them from being made. */
 async function diagnoseSafely(
   diagnose: Diagnoser,
-  result: DomainCheck,
-  checks: readonly CheckName[],
+  result: DomainCheck | undefined,
+  failing: readonly CheckName[],
+  call?: DiagnoseOptions,
 ): Promise<{ diagnoses?: CheckDiagnoses; diagnosisError?: Error }> {
   try {
-    return { diagnoses: await diagnose(result, failingChecks(result, checks)) };
+    return { diagnoses: await diagnose(result, failing, call) };
   } catch (error) {
     return { diagnosisError: error instanceof Error ? error : new Error(String(error)) };
   }
+}
+
+/**
+ * A timed-out wait's diagnosis: the last poll's DNS facts (not asked again) with the zone's
+ * records, asked now and only now (they cost Cloudflare requests). If that fails, the last poll's
+ * diagnoses stand, with the error beside them.
+ */
+async function finalDiagnosis(
+  diagnose: Diagnoser,
+  result: DomainCheck,
+  checks: readonly CheckName[],
+  last: { diagnoses?: CheckDiagnoses; diagnosisError?: Error },
+): Promise<{ diagnoses?: CheckDiagnoses; diagnosisError?: Error }> {
+  const failing = failingChecks(result, checks);
+  if (failing.length === 0) return last;
+  const final = await diagnoseSafely(diagnose, result, failing, { zone: true, known: last.diagnoses });
+  return final.diagnoses ? final : { ...last, ...final };
 }
 
 /**

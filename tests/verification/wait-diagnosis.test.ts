@@ -72,6 +72,7 @@ describe("a wait with a diagnosis", () => {
       result: ALL_CHECKS_OK,
       verified: true,
       polls: 1,
+      serviceChecks: 1,
     });
     expect(diagnoseCalls).toEqual([]);
   });
@@ -130,7 +131,7 @@ describe("checkDiagnoser", () => {
         { zone: "example.com", records: [{ name: DKIM.name, type: "TXT", content: `"${OLD_KEY}"` }] }
       ),
     });
-    const diagnoses = await diagnoser(DKIM_INVALID, ["dkim"]);
+    const diagnoses = await diagnoser(DKIM_INVALID, ["dkim"], { zone: true });
     expect(Object.keys(diagnoses)).toEqual(["dkim"]);
     expect(diagnoses.dkim?.diagnosis.case).toBe("other-value");
     expect(diagnoses.dkim?.facts.service).toEqual({ status: "Invalid", text: DKIM_INVALID.dkimError });

@@ -58,7 +58,7 @@ describe("waitForChecks", () => {
     const results = [DKIM_MISSING, DKIM_MISSING, OK];
     const { settings, sleeps, lines } = clock();
     const outcome = await waitForChecks(async () => results.shift()!, settings);
-    expect(outcome).toEqual({ result: OK, verified: true, polls: 3 });
+    expect(outcome).toEqual({ result: OK, verified: true, polls: 3, serviceChecks: 3 });
     expect(sleeps).toEqual([5000, 7500]);
     expect(lines).toEqual(["waiting for DKIM (Missing); 1m00s left", "waiting for DKIM (Missing); 55s left"]);
   });

@@ -1,0 +1,167 @@
+import { checkDiagnoser } from "../../src/verification/check-diagnosis";
+import type { DnsQuery } from "../../src/verification/dns-facts";
+import { DEFAULT_SERVICE_CHECK_CAP_MS, serviceCheckReason } from "../../src/verification/dns-first";
+import { timeoutMessage } from "../../src/verification/report";
+import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
+
+/**
+ * A DNS-first wait (`WaitOptions.dnsFirst`): DNS asked on every poll, the service only when DNS
+ * shows the records, cannot tell, the cap has run out, or at the deadline. The real wait and
+ * diagnoser on a fake clock; DNS a table, the service a function counting its checks.
+ */
+
+const dnsFirst = { serviceCheckCapMs: DEFAULT_SERVICE_CHECK_CAP_MS };
+
+describe("a DNS-first wait", () => {
+  it.each([
+    [0, 1],
+    [30_000, 1],
+    [120_000, 2],
+    [121_000, 2],
+  ])("with records appearing at %i ms, asks the service %i time(s) at most", async (appearsAtMs, most) => {
+    const { outcome, counts } = await runInWorld({ appearsAtMs, wait: { dnsFirst } });
+    expect(outcome.verified).toBe(true);
+    expect(outcome.serviceChecks).toBe(counts.serviceChecks);
+    expect(counts.serviceChecks).toBeLessThanOrEqual(most);
+    expect(counts.serviceChecks).toBeGreaterThanOrEqual(1);
+  });
+
+  it("asks the service on every poll without dnsFirst, as before", async () => {
+    const { outcome, counts } = await runInWorld({ appearsAtMs: 30_000 });
+    expect(counts.serviceChecks).toBe(7); // 0, 5, … 30 s
+    expect(outcome.polls).toBe(7);
+  });
+
+  it("keeps asking, at the poll pace, a service that never agrees while DNS shows the records", async () => {
+    const { outcome, counts } = await runInWorld({
+      service: "never-agrees",
+      wait: { dnsFirst, timeoutMs: 60_000 },
+    });
+    expect(outcome.verified).toBe(false);
+    expect(counts.serviceChecks).toBe(outcome.polls);
+    expect(outcome.polls).toBe(13);
+  });
+
+  it("asks the service on every poll when DNS cannot tell", async () => {
+    const { outcome, counts } = await runInWorld({
+      appearsAtMs: Infinity,
+      dns: "errors",
+      wait: { dnsFirst, timeoutMs: 60_000 },
+    });
+    expect(counts.serviceChecks).toBe(13);
+    expect(outcome.polls).toBe(13);
+  });
+
+  it("skips the service while DNS shows nothing, until the cap, and always asks at the deadline", async () => {
+    const { outcome } = await runInWorld({
+      appearsAtMs: Infinity,
+      wait: { dnsFirst, timeoutMs: 60_000 },
+    });
+    // Polls at 0, 5, … 60 s: the cap (120 s) never runs out; the last poll, at 60 s, asks.
+    expect(outcome).toMatchObject({ verified: false, polls: 13, serviceChecks: 1 });
+    expect(outcome.result?.dkimStatus).toBe("Missing");
+    expect(timeoutMessage("mail.example.com", 60, ["dkim", "mx"], outcome)).toMatch(
+      /within 60 s \(1 checks?;/,
+    );
+  });
+
+  it("asks the service once per cap while DNS shows nothing", async () => {
+    const { counts } = await runInWorld({
+      appearsAtMs: Infinity,
+      wait: { dnsFirst: { serviceCheckCapMs: 30_000 }, timeoutMs: 120_000 },
+    });
+    expect(counts.serviceChecks).toBe(4); // 30, 60, 90 s, and the deadline at 120 s
+  });
+
+  it("words a skipped poll from DNS, and a checked one with the service's status too", async () => {
+    const { counts } = await runInWorld({ appearsAtMs: Infinity, wait: { dnsFirst, timeoutMs: 10_000 } });
+    expect(counts.lines[0]).toBe(
+      "waiting for DKIM (not checked; not published), MX (not checked; not published); 10s left",
+    );
+    const after = await runInWorld({
+      appearsAtMs: Infinity,
+      wait: { dnsFirst: { serviceCheckCapMs: 0 }, timeoutMs: 10_000 },
+    });
+    expect(after.counts.lines[0]).toBe(
+      "waiting for DKIM (Missing; not published), MX (Missing; not published); 10s left",
+    );
+  });
+
+  it("asks DNS once per poll, and finds the zone and its nameservers once", async () => {
+    const { outcome, counts } = await runInWorld({ appearsAtMs: 30_000, wait: { dnsFirst } });
+    expect(outcome.polls).toBe(7);
+    // Per poll: the DKIM record at the nameserver and at the resolver, and the doubled name.
+    expect(counts.queries.TXT).toBe(7 * 3);
+    expect(counts.queries.MX).toBe(7 * 3);
+    // The zone walk of both names (4 + 2 NS), the zone's NS, its one nameserver's address: once.
+    expect(counts.queries.NS).toBe(7);
+    expect(counts.queries.A).toBe(1);
+  });
+
+  it.each([[{ dnsFirst }], [{}]])(
+    "reads the zone's records once, for the failure, never while polling (%j)",
+    async (wait) => {
+      const { outcome, counts } = await runInWorld({
+        appearsAtMs: Infinity,
+        zone: true,
+        wait: { ...wait, timeoutMs: 60_000 },
+      });
+      expect(counts.zoneReadsWhilePolling.every((reads) => reads === 0)).toBe(true);
+      expect(counts.zoneReads).toBe(1);
+      expect(outcome.diagnoses?.dkim?.facts.zone).toEqual({ name: "example.com", records: [] });
+      expect(outcome.diagnoses?.dkim?.facts.service.status).toBe("Missing");
+    },
+  );
+});
+
+describe("serviceCheckReason", () => {
+  const poll = { verdict: "not-yet" as const, sinceServiceCheckMs: 0, capMs: 120_000, atDeadline: false };
+  it.each([
+    [{}, undefined],
+    [{ verdict: "shows" as const }, "dns-shows"],
+    [{ verdict: "cannot-tell" as const }, "dns-cannot-tell"],
+    [{ sinceServiceCheckMs: 119_999 }, undefined],
+    [{ sinceServiceCheckMs: 120_000 }, "cap"],
+    [{ atDeadline: true }, "deadline"],
+  ])("%j → %s", (change, reason) => {
+    expect(serviceCheckReason({ ...poll, ...change })).toBe(reason);
+  });
+});
+
+describe("checkDiagnoser across calls", () => {
+  it("looks a nameserver's address up again after it failed", async () => {
+    const asked: string[] = [];
+    let addressFails = true;
+    const query: DnsQuery = async (_server, name, type) => {
+      asked.push(`${type} ${name}`);
+      if (type === "NS") return name === "example.com" ? { values: ["ns1.example.net"] } : { nxdomain: true };
+      if (type === "A") return addressFails ? { error: "timed out" } : { values: ["192.0.2.1"] };
+      return { nxdomain: true };
+    };
+    const diagnoser = checkDiagnoser({ expected: [WORLD_MX], dns: { resolver: "192.0.2.53", query } });
+    const first = await diagnoser(undefined, ["mx"]);
+    expect(first.mx?.facts.authoritative).toEqual([]);
+    addressFails = false;
+    const second = await diagnoser(undefined, ["mx"]);
+    expect(second.mx?.facts.authoritative).toHaveLength(1);
+    await diagnoser(undefined, ["mx"]);
+    expect(asked.filter((query) => query === "A ns1.example.net")).toHaveLength(2);
+  });
+
+  it("gives up on a gather past its deadline", async () => {
+    jest.useFakeTimers();
+    try {
+      const diagnoser = checkDiagnoser({
+        expected: [WORLD_DKIM],
+        dns: { resolver: "192.0.2.53", query: () => new Promise(() => undefined) },
+      });
+      const gathering = diagnoser(undefined, ["dkim"], { timeoutMs: 5_000 });
+      const settled = expect(gathering).rejects.toThrow("DNS did not answer within 5 s");
+      await jest.advanceTimersByTimeAsync(5_000);
+      await settled;
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
