@@ -5,6 +5,7 @@ import { freshRecordsAt } from "../cloudflare/fresh-zone-reads";
 import type { VerificationInputs } from "../inputs";
 import { checkDiagnoser } from "../verification/check-diagnosis";
 import type { ExpectedRecord } from "../verification/diagnosis";
+import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../verification/dns-first";
 import type { WaitOptions } from "../verification/wait";
 import { cloudflareSetting, dnsNameserversSetting, dnsResolverSetting } from "./connection";
 
@@ -12,15 +13,16 @@ import { cloudflareSetting, dnsNameserversSetting, dnsResolverSetting } from "./
 const CHECKED_PURPOSES: ReadonlySet<string> = new Set(["spf", "dkim", "mx", "return_path"]);
 
 /**
- * What a verification's wait needs to explain itself: a diagnoser over the domain's expected
- * records, asking the nameservers the settings name (the kit's emulator) or the zone's own, and
- * the zone's records when it knows the zone and the package has a Cloudflare token. Nothing when
- * it was given no records (a standalone verification, an adopted domain): the wait is then the
- * service's checks alone, as before.
+ * What a verification's wait needs to explain itself and to spare the service: a diagnoser over
+ * the domain's expected records, asking the nameservers the settings name (the kit's emulator)
+ * or the zone's own, and the zone's records when it knows the zone and the package has a
+ * Cloudflare token; and DNS first, so the service's check is asked when DNS shows the records
+ * (or every two minutes, or when DNS cannot tell). Nothing when it was given no records (a
+ * standalone verification, an adopted domain): the wait is then the service's checks alone.
  */
 export function verificationDiagnoser(
   inputs: Pick<VerificationInputs, "dnsRecords" | "zoneId">,
-): Pick<WaitOptions, "diagnose"> {
+): Pick<WaitOptions, "diagnose" | "dnsFirst"> {
   const expected = expectedRecords(inputs.dnsRecords ?? []);
   if (expected.length === 0) return {};
   const nameservers = dnsNameserversSetting();
@@ -31,6 +33,7 @@ export function verificationDiagnoser(
       dns: { ...(nameservers ? { nameservers } : {}), ...(resolver ? { resolver } : {}) },
       ...(inputs.zoneId ? zoneReader(inputs.zoneId) : {}),
     }),
+    dnsFirst: { serviceCheckCapMs: DEFAULT_SERVICE_CHECK_CAP_MS },
   };
 }
 

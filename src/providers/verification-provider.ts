@@ -109,10 +109,12 @@ export function createVerificationProvider(clock: WaitClock = {}): VerificationP
 }
 
 async function verify(inputs: VerificationProps, clock: WaitClock): Promise<VerificationOutputs> {
-  // The domain's name, for people: looked up only once a check has answered and the wait goes on,
-  // so a domain whose records are already right costs one request, its check.
-  let domain = `Domain ${inputs.domainId}`;
-  let named = false;
+  // The domain's name, for people: its SPF record's name when the records are known (the SPF
+  // record is at the domain itself), else looked up only once a check has answered and the wait
+  // goes on, so a domain whose records are already right costs one request, its check.
+  const spf = inputs.dnsRecords?.find((record) => record.purpose === "spf");
+  let domain = spf ? spf.name.replace(/\.$/, "") : `Domain ${inputs.domainId}`;
+  let named = spf !== undefined;
   // One request per poll, bounded by the wait: a failed poll is simply "not yet", and the next
   // poll is the retry.
   const checkOnce = async (requestTimeoutMs: number) => {

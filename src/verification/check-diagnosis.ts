@@ -141,7 +141,8 @@ async function addZone(
   for (const facts of all) {
     const here = namesOf(facts).map(bareName);
     facts.zone = {
-      name: held.zone,
+      // DNS's name for the zone when it found one: the reader may know the zone by its id only.
+      name: facts.zoneName ?? held.zone,
       records: held.records.filter((record) => here.includes(bareName(record.name))),
     };
   }

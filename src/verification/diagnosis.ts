@@ -171,6 +171,13 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
         action: "Wait for the old answer's TTL to run out; the next check sees the record.",
       };
     if (service.status === "OK") return { case: "ok", summary: `${where} is served as expected`, action: "" };
+    // Not asked yet (a DNS-first wait asks the service once DNS shows the records): nothing disagrees.
+    if (service.status === null)
+      return {
+        case: "ok",
+        summary: `${where} is served as expected; the service has not checked it yet`,
+        action: "",
+      };
     return {
       case: "service-disagrees",
       summary: `DNS serves ${where} as expected (${servers.length} of ${servers.length} servers), but the service says ${service.status ?? "nothing yet"}`,
@@ -252,8 +259,9 @@ export function describe(answer: DnsAnswer): string {
   return answer.values.length === 0 ? "no records" : answer.values.map((v) => JSON.stringify(v)).join(", ");
 }
 
+/** A name as people read it: the service's spelling (DKIM selectors are upper case), no final dot. */
 function bare(name: string): string {
-  return name.toLowerCase().replace(/\.$/, "");
+  return name.replace(/\.$/, "");
 }
 
 /** A failing check's facts and case. */

@@ -51,13 +51,19 @@ export function describeFailing(
   checks: readonly CheckName[],
   diagnoses: CheckDiagnoses = {},
 ): string {
-  return failingChecks(result, checks)
-    .map((check) => {
-      const found = diagnoses[check];
-      const status = String(result[CHECKS[check].status] ?? "not checked");
-      return `${CHECKS[check].label} (${found ? `${status}; ${CASE_TITLES[found.diagnosis.case]}` : status})`;
-    })
-    .join(", ");
+  const described = failingChecks(result, checks).flatMap((check) => {
+    const found = diagnoses[check];
+    const status = result[CHECKS[check].status] as string | null;
+    const title = found ? CASE_TITLES[found.diagnosis.case] : undefined;
+    // Before the service's first check (a DNS-first wait), DNS is all there is to tell: a record
+    // it serves is not waited for there, and the others are told by what DNS serves.
+    if (status === null && found?.diagnosis.case === "ok") return [];
+    if (status === null && title) return [`${CHECKS[check].label} (${title})`];
+    return [
+      `${CHECKS[check].label} (${title ? `${status ?? "not checked"}; ${title}` : (status ?? "not checked")})`,
+    ];
+  });
+  return described.length > 0 ? described.join(", ") : "the service's check (DNS serves every record)";
 }
 
 /**

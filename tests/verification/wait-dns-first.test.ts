@@ -1,7 +1,8 @@
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
 import type { DnsQuery } from "../../src/verification/dns-facts";
 import { DEFAULT_SERVICE_CHECK_CAP_MS, serviceCheckReason } from "../../src/verification/dns-first";
-import { timeoutMessage } from "../../src/verification/report";
+import { describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
+import type { CheckDiagnosis, DiagnosisCase } from "../../src/verification/diagnosis";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
 
 /**
@@ -75,9 +76,7 @@ describe("a DNS-first wait", () => {
 
   it("words a skipped poll from DNS, and a checked one with the service's status too", async () => {
     const { counts } = await runInWorld({ appearsAtMs: Infinity, wait: { dnsFirst, timeoutMs: 10_000 } });
-    expect(counts.lines[0]).toBe(
-      "waiting for DKIM (not checked; not published), MX (not checked; not published); 10s left",
-    );
+    expect(counts.lines[0]).toBe("waiting for DKIM (not published), MX (not published); 10s left");
     const after = await runInWorld({
       appearsAtMs: Infinity,
       wait: { dnsFirst: { serviceCheckCapMs: 0 }, timeoutMs: 10_000 },
@@ -163,5 +162,32 @@ describe("checkDiagnoser across calls", () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+});
+
+describe("describeFailing before the service's first check", () => {
+  const diagnosed = (kase: DiagnosisCase) =>
+    ({ facts: {}, diagnosis: { case: kase, summary: "", action: "" } }) as unknown as CheckDiagnosis;
+
+  it("leaves out what DNS already serves, and says so when it serves everything", () => {
+    const checks = ["spf", "dkim", "mx"] as const;
+    expect(
+      describeFailing(notChecked(), checks, {
+        spf: diagnosed("ok"),
+        dkim: diagnosed("other-value"),
+        mx: diagnosed("propagating"),
+      }),
+    ).toBe("DKIM (exists with another value), MX (still propagating)");
+    expect(
+      describeFailing(notChecked(), checks, {
+        spf: diagnosed("ok"),
+        dkim: diagnosed("ok"),
+        mx: diagnosed("ok"),
+      }),
+    ).toBe("the service's check (DNS serves every record)");
+    // Once the service has answered, its status leads, whatever DNS serves.
+    expect(
+      describeFailing({ ...notChecked(), spfStatus: "Missing" }, ["spf"], { spf: diagnosed("ok") }),
+    ).toBe("SPF (Missing; served as expected)");
   });
 });
