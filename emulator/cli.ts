@@ -7,14 +7,8 @@ import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
 import type { Emulator } from "./emulator";
-import {
-  keyProblem,
-  MAX_DKIM_BITS,
-  MAX_NAMESERVERS,
-  MIN_DKIM_BITS,
-  resolverProblem,
-  startEmulator,
-} from "./start";
+import { dnsServerProblem } from "../src/dns/spf-lookups";
+import { keyProblem, MAX_DKIM_BITS, MAX_NAMESERVERS, MIN_DKIM_BITS, startEmulator } from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]
        (in a clone of the repository: npm run emulator -- [options])
@@ -110,7 +104,7 @@ export async function runCli(
     return value;
   };
   const resolver = (value: string | undefined) => {
-    const problem = value === undefined ? undefined : resolverProblem(value);
+    const problem = value === undefined ? undefined : dnsServerProblem(value);
     if (problem) throw new Error(`--resolver: ${problem}`);
     return value;
   };

@@ -1,6 +1,6 @@
-import { Resolver } from "node:dns";
 import { parseArgs } from "node:util";
 import { keyProblem } from "../client/key-check";
+import { dnsServerProblem } from "../dns/spf-lookups";
 import { CONNECTION_SETTINGS } from "../providers/connection-settings";
 
 /**
@@ -97,14 +97,4 @@ function setting(
   // An empty value reads as none, as the providers read it.
   if (!value) throw new DoctorUsageError(`no ${what}: set ${variable}, or pass ${flag}`);
   return value;
-}
-
-/** Why `address` is not a DNS server node's resolver can ask (it takes IP[:port] only). */
-function dnsServerProblem(address: string): string | undefined {
-  try {
-    new Resolver().setServers([address]);
-    return undefined;
-  } catch {
-    return `expected IP:PORT of a DNS server (e.g. 127.0.0.1:7753), not "${address}"`;
-  }
 }

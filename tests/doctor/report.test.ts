@@ -1,9 +1,5 @@
-import { DoctorUsageError, doctorOptions } from "../../src/doctor/options";
 import { doctorReport, doctorTable, wrap } from "../../src/doctor/report";
 import type { DomainCheck } from "../../src/client";
-
-const KEY = "SecretKey0123456789abcd";
-const ENV = { EMAIL_DELIVERY_BASE_URL: "http://127.0.0.1:7700", EMAIL_DELIVERY_API_KEY: KEY };
 
 const failing: DomainCheck = {
   spfStatus: "OK",
@@ -36,44 +32,5 @@ describe("the doctor's report", () => {
   it("wraps words, cutting only a word longer than a line", () => {
     expect(wrap("aa bb cc", 5)).toEqual(["aa bb", "cc"]);
     expect(wrap("abcdefgh", 3)).toEqual(["abc", "def", "gh"]);
-  });
-});
-
-describe("the doctor's options", () => {
-  it("reads the providers' variables; a flag overrides each", () => {
-    expect(doctorOptions(["doctor", "mail.example.com"], ENV)).toMatchObject({
-      domain: "mail.example.com",
-      baseUrl: ENV.EMAIL_DELIVERY_BASE_URL,
-      apiKey: KEY,
-      json: false,
-      apiKeyFromFlag: false,
-    });
-    expect(
-      doctorOptions(
-        ["doctor", "m.example.com", "--base-url", "http://127.0.0.1:1", "--api-key", "Other"],
-        ENV,
-      ),
-    ).toMatchObject({ baseUrl: "http://127.0.0.1:1", apiKey: "Other", apiKeyFromFlag: true });
-  });
-
-  it.each([
-    [[], "no command"],
-    [["doctor"], "no domain"],
-    [["doctor", "a.example.com", "b.example.com"], "one domain at a time"],
-    [["doctor", "a.example.com", "--colour"], "--colour"],
-    [["doctor", "a.example.com", "--dns", "localhost:53"], "--dns"],
-    [["doctor", "a.example.com", "--base-url", "ftp://x"], "not an http(s) URL"],
-  ])("%j is a usage error naming why", (args, reason) => {
-    expect(() => doctorOptions(args, ENV)).toThrow(DoctorUsageError);
-    expect(() => doctorOptions(args, ENV)).toThrow(reason);
-  });
-
-  it("names the missing setting's variable and flag", () => {
-    expect(() => doctorOptions(["doctor", "a.example.com"], {})).toThrow(
-      "no base URL: set EMAIL_DELIVERY_BASE_URL, or pass --base-url",
-    );
-    expect(() => doctorOptions(["doctor", "a.example.com"], { EMAIL_DELIVERY_BASE_URL: "http://x" })).toThrow(
-      "no API key: set EMAIL_DELIVERY_API_KEY, or pass --api-key",
-    );
   });
 });
