@@ -44,3 +44,30 @@ describe("the doctor's options", () => {
     );
   });
 });
+
+describe("--dns and --records", () => {
+  it("--dns takes one server or several, comma-separated, each with its port when not 53", () => {
+    expect(doctorOptions(["doctor", "a.example.com", "--dns", "127.0.0.1:7753"], ENV)).toMatchObject({
+      nameservers: ["127.0.0.1:7753"],
+    });
+    expect(
+      doctorOptions(["doctor", "a.example.com", "--dns", "127.0.0.1:7753, 127.0.0.1:7754,[::1]"], ENV),
+    ).toMatchObject({ nameservers: ["127.0.0.1:7753", "127.0.0.1:7754", "[::1]"] });
+    expect(doctorOptions(["doctor", "a.example.com"], ENV)).not.toHaveProperty("nameservers");
+  });
+
+  it.each([["127.0.0.1:7753,"], [","], ["127.0.0.1:7753,localhost"]])(
+    "--dns %j is a usage error",
+    (value) => {
+      expect(() => doctorOptions(["doctor", "a.example.com", "--dns", value], ENV)).toThrow(/^--dns: /);
+    },
+  );
+
+  it("--records takes a file or - (stdin); an empty one is a usage error", () => {
+    expect(doctorOptions(["doctor", "a.example.com", "--records", "out.json"], ENV)).toMatchObject({
+      records: "out.json",
+    });
+    expect(doctorOptions(["doctor", "a.example.com", "--records", "-"], ENV)).toMatchObject({ records: "-" });
+    expect(() => doctorOptions(["doctor", "a.example.com", "--records="], ENV)).toThrow("--records: no file");
+  });
+});

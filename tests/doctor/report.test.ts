@@ -1,5 +1,6 @@
 import { doctorReport, doctorTable, wrap } from "../../src/doctor/report";
 import type { DomainCheck } from "../../src/client";
+import { diagnose, type DiagnosisFacts } from "../../src/verification/diagnosis";
 
 const failing: DomainCheck = {
   spfStatus: "OK",
@@ -32,5 +33,31 @@ describe("the doctor's report", () => {
   it("wraps words, cutting only a word longer than a line", () => {
     expect(wrap("aa bb cc", 5)).toEqual(["aa bb", "cc"]);
     expect(wrap("abcdefgh", 3)).toEqual(["abc", "def", "gh"]);
+  });
+
+  it("puts each failing check's diagnosis under the table: case, summary, expected, each server, within 80 columns", () => {
+    const key = `v=DKIM1; t=s; h=sha256; p=${"MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQ".repeat(5)}IDAQAB`;
+    const facts: DiagnosisFacts = {
+      expected: { purpose: "dkim", type: "TXT", name: "postal-ab._domainkey.mail.example.com", value: key },
+      authoritative: [
+        { server: "127.0.0.1:7753", answer: { values: [key] } },
+        { server: "127.0.0.1:7754", answer: { nxdomain: true } },
+      ],
+      service: { status: "Missing", text: failing.dkimError },
+    };
+    const found = diagnose(facts);
+    expect(found.case).toBe("propagating");
+    const report = doctorReport("mail.example.com", failing, [{ check: "dkim", ...found, facts }]);
+    const table = doctorTable(report);
+    for (const line of table.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    expect(table).toContain("What DNS serves, check by check:\n  DKIM: still propagating");
+    expect(table).toContain("127.0.0.1:7754: NXDOMAIN");
+    expect(table).toMatch(/expected +TXT postal-ab\._domainkey\.mail\.example\.com/);
+  });
+
+  it("says why there is no diagnosis when it failed, the service's table kept", () => {
+    const table = doctorTable(doctorReport("mail.example.com", failing, [], "a DNS server refused"));
+    expect(table).toMatch(/DKIM +Missing/);
+    expect(table).toContain("The records could not be diagnosed: a DNS server refused");
   });
 });
