@@ -29,8 +29,7 @@ export interface DoctorIo {
 }
 
 /** Printed under a failing table when there are no records to diagnose with. */
-export const RECORDS_HINT =
-  "For what DNS serves and what to do, pass the domain's records: --records FILE (see --help).";
+export const RECORDS_HINT = "Pass --records FILE (see --help) for what DNS serves and what to do.";
 
 export const EXIT = { passed: 0, failing: 1, usage: 2 } as const;
 
