@@ -26,7 +26,7 @@ A port of 0 takes a free one (the settings printed say which).
   --nameservers N       authoritative DNS servers, 1 or 2 (default 1): with 2, each of a zone's
                         two NS names is its own server, the second on the DNS port + 1
   --zone NAME           a Cloudflare zone to serve; repeatable (default example.com)
-  --resolver HOST:PORT  DNS server the domain check queries (default the emulator's own)
+  --resolver IP[:PORT]  DNS server the domain check queries (default the emulator's own)
   --dkim-bits N         RSA key size of new DKIM keys, 1024 to 4096 (default 1024, as Postal)
   --no-split-txt        store quoted TXT strings over 255 bytes unsplit
   --state FILE          keep state in FILE (JSON, written atomically before each answer to a
