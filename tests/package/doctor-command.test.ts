@@ -111,6 +111,8 @@ it("--json: one document with each check, the diagnosis rows and the verdict", a
   expect(report.checks.map((c: { check: string }) => c.check)).toEqual(["spf", "dkim", "mx", "returnPath"]);
   expect(report.checks[1]).toMatchObject({ label: "DKIM", status: "Missing", passed: false });
   expect(typeof report.checks[1].serviceSays).toBe("string");
+  // The hint for the diagnosis goes to stderr, keeping stdout one JSON document.
+  expect(run.stderr).toContain("--records FILE");
 });
 
 it("exit 1 for a domain the key's server does not have", async () => {
