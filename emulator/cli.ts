@@ -7,14 +7,8 @@ import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
 import type { Emulator } from "./emulator";
-import {
-  keyProblem,
-  MAX_DKIM_BITS,
-  MAX_NAMESERVERS,
-  MIN_DKIM_BITS,
-  resolverProblem,
-  startEmulator,
-} from "./start";
+import { dnsServerProblem } from "../src/dns/spf-lookups";
+import { keyProblem, MAX_DKIM_BITS, MAX_NAMESERVERS, MIN_DKIM_BITS, startEmulator } from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]
        (in a clone of the repository: npm run emulator -- [options])
@@ -32,7 +26,7 @@ A port of 0 takes a free one (the settings printed say which).
   --nameservers N       authoritative DNS servers, 1 or 2 (default 1): with 2, each of a zone's
                         two NS names is its own server, the second on the DNS port + 1
   --zone NAME           a Cloudflare zone to serve; repeatable (default example.com)
-  --resolver HOST:PORT  DNS server the domain check queries (default the emulator's own)
+  --resolver IP[:PORT]  DNS server the domain check queries (default the emulator's own)
   --dkim-bits N         RSA key size of new DKIM keys, 1024 to 4096 (default 1024, as Postal)
   --no-split-txt        store quoted TXT strings over 255 bytes unsplit
   --state FILE          keep state in FILE (JSON, written atomically before each answer to a
@@ -110,7 +104,7 @@ export async function runCli(
     return value;
   };
   const resolver = (value: string | undefined) => {
-    const problem = value === undefined ? undefined : resolverProblem(value);
+    const problem = value === undefined ? undefined : dnsServerProblem(value);
     if (problem) throw new Error(`--resolver: ${problem}`);
     return value;
   };

@@ -57,7 +57,10 @@ export interface EmulatorOptions {
    * @default 1
    */
   nameservers?: number;
-  /** Where the domain check sends DNS queries, `host:port`. @default the emulator's (first) DNS server */
+  /**
+   * Where the domain check sends DNS queries: a DNS server's IP address, with its port when not 53
+   * (`127.0.0.1:7753`, `[::1]:5353`). @default the emulator's (first) DNS server
+   */
   resolver?: string;
   /** Split quoted TXT strings over 255 bytes, as Cloudflare does. @default true */
   splitLongTxt?: boolean;

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { Resolver } from "node:dns";
 import { addZone, cloudflareService, CloudflareServiceContext } from "./cloudflare";
 import type { Emulator, EmulatorNameserver, EmulatorOptions } from "./emulator";
 import { normaliseName } from "./cloudflare/names";
@@ -16,6 +15,8 @@ import { RunningService, startHttpService } from "./http/service";
 import { emulatorSeeding } from "./seeding";
 import { StateFile } from "./store/state-file";
 import { Store } from "./store/store";
+// The one check of a DNS server address (the package's own: port 0 would abort node:dns).
+import { dnsServerProblem } from "../src/dns/spf-lookups";
 
 const DEFAULT_ENDPOINTS = [
   { name: "Inbound webhook", url: "http://127.0.0.1:9/inbound" },
@@ -31,20 +32,10 @@ export const MIN_DKIM_BITS = 1024;
 /** The largest DKIM key size the emulator makes. */
 export const MAX_DKIM_BITS = 4096;
 
-/** Why `address` cannot be where the domain check sends its queries (Node's resolver takes IP[:port] only). */
-export function resolverProblem(address: string): string | undefined {
-  try {
-    new Resolver().setServers([address]);
-    return undefined;
-  } catch {
-    return `expected the IP address and port of a DNS server (e.g. 127.0.0.1:7753), not "${address}"`;
-  }
-}
-
 /** Starts the email API, the Cloudflare stand-in and the DNS server together. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const host = options.host ?? "127.0.0.1";
-  const badResolver = options.resolver === undefined ? undefined : resolverProblem(options.resolver);
+  const badResolver = options.resolver === undefined ? undefined : dnsServerProblem(options.resolver);
   if (badResolver) throw new Error(`resolver: ${badResolver}`); // else every domains/check is a 500
   const nameserverCount = options.nameservers ?? 1;
   if (!(nameserverCount === 1 || nameserverCount === MAX_NAMESERVERS))

@@ -1,7 +1,9 @@
 import { createClient, findDomain, isEmailApiError, type DomainCheck } from "../client";
 import { redact } from "../client/redact";
-import type { CheckName } from "../inputs/verification-inputs";
+import type { DnsRecord } from "../client";
 import { DOCTOR_USAGE, DoctorUsageError, doctorOptions, HELP_REQUESTED } from "./options";
+import type { DiagnosisRequest } from "./diagnosis";
+import { readRecords, RecordsError } from "./records";
 import { doctorReport, doctorTable, type DoctorDiagnosis } from "./report";
 
 /**
@@ -17,22 +19,17 @@ export interface DoctorIo {
   env: NodeJS.ProcessEnv;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** A file's text (`--records`); `-` is stdin. */
+  readText: (path: string) => Promise<string>;
   /**
-   * DIAGNOSIS SEAM: what DNS serves for each failing check (src/verification/'s classifier and
-   * DNS-facts gatherer, not built yet). @default none: the report carries the service's texts only
+   * What DNS serves for each failing check, asked only when `--records` is given and a check
+   * fails. The bin passes `diagnoseChecks` (diagnosis.ts). @default none: the service's table only
    */
   diagnose?: (request: DiagnosisRequest) => Promise<DoctorDiagnosis[]>;
 }
 
-/** What the doctor hands the diagnosis: its answer is one row per failing check. */
-export interface DiagnosisRequest {
-  domain: string;
-  /** The service's answer. */
-  result: DomainCheck;
-  failing: CheckName[];
-  /** `ip:port` to ask instead of the domain's name servers (`--dns`). */
-  dns?: string;
-}
+/** Printed under a failing table when there are no records to diagnose with. */
+export const RECORDS_HINT = "Pass --records FILE (see --help) for what DNS serves and what to do.";
 
 export const EXIT = { passed: 0, failing: 1, usage: 2 } as const;
 
@@ -55,6 +52,22 @@ export async function runDoctor(args: string[], io: DoctorIo): Promise<number> {
         "prefer EMAIL_DELIVERY_API_KEY\n",
     );
 
+  // The records first: a file that cannot be read is a usage error, before the service is asked.
+  let records: DnsRecord[] | undefined;
+  if (options.records !== undefined) {
+    const source = options.records === "-" ? "stdin" : options.records;
+    try {
+      records = readRecords(await io.readText(options.records), source, options.domain);
+    } catch (error) {
+      const reason =
+        error instanceof RecordsError
+          ? error.message
+          : `--records ${source}: cannot read it (${(error as Error).message})`;
+      io.stderr(`pulumi-email-delivery: ${reason}\n`);
+      return EXIT.usage;
+    }
+  }
+
   const secret = [options.apiKey];
   // One request's worth of retries: a CI smoke test wants an answer, not a minute of backoff.
   const client = createClient({
@@ -75,17 +88,24 @@ export async function runDoctor(args: string[], io: DoctorIo): Promise<number> {
     return EXIT.usage;
   }
   const failing = result ? doctorReport(options.domain, result).checks.filter((c) => !c.passed) : [];
-  const diagnosis =
-    result && failing.length > 0 && io.diagnose
-      ? await io.diagnose({
-          domain: options.domain,
-          result,
-          failing: failing.map((c) => c.check),
-          dns: options.dns,
-        })
-      : [];
-  const report = doctorReport(options.domain, result, diagnosis);
+  let diagnosis: DoctorDiagnosis[] = [];
+  let diagnosisError: string | undefined;
+  if (result && failing.length > 0 && records && io.diagnose) {
+    try {
+      diagnosis = await io.diagnose({
+        result,
+        failing: failing.map((c) => c.check),
+        records,
+        nameservers: options.nameservers,
+      });
+    } catch (error) {
+      // The service's answer stands without it: the exit code is the service's.
+      diagnosisError = (error as Error).message;
+    }
+  }
+  const report = doctorReport(options.domain, result, diagnosis, diagnosisError);
   const text = options.json ? JSON.stringify(report, null, 2) : doctorTable(report);
   io.stdout(`${redact(text, secret)}\n`);
+  if (failing.length > 0 && !records) (options.json ? io.stderr : io.stdout)(`${RECORDS_HINT}\n`);
   return report.passed ? EXIT.passed : EXIT.failing;
 }

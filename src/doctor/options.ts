@@ -1,6 +1,6 @@
-import { Resolver } from "node:dns";
 import { parseArgs } from "node:util";
 import { keyProblem } from "../client/key-check";
+import { dnsServerProblem } from "../dns/spf-lookups";
 import { CONNECTION_SETTINGS } from "../providers/connection-settings";
 
 /**
@@ -10,15 +10,20 @@ import { CONNECTION_SETTINGS } from "../providers/connection-settings";
 
 export const DOCTOR_USAGE = `Usage: pulumi-email-delivery doctor <domain> [options]
 
-Asks the email service to check <domain>'s DNS records and prints what each check found.
+Asks the email service to check <domain>'s DNS records and prints what each check found;
+with --records, also what DNS serves for each failing check, which case it is and what to do.
 Exit 0 when every check passes, 1 when any does not, 2 on a usage or settings error.
 
   --base-url URL   the service (default: $${CONNECTION_SETTINGS.baseUrl.env})
   --api-key KEY    the server API key (default: $${CONNECTION_SETTINGS.apiKey.env}); prefer the
                    variable: a flag's value is seen by every user of the machine (ps) and is
                    kept in shell history and CI logs
-  --dns IP:PORT    ask this DNS server instead of the domain's name servers
-                   (the emulator's, as it prints it)
+  --records FILE   the records the service asked for (- reads stdin): a Domain's
+                   dnsRecords as JSON, or \`pulumi stack output --json\`
+  --dns IP[:PORT][,IP[:PORT]...]
+                   ask these as the zone's nameservers (the emulator prints them as
+                   EMULATOR_NAMESERVERS); default: the zone's own, found through
+                   this machine's resolver, which is asked too
   --json           one JSON document instead of the table
   -h, --help       this text`;
 
@@ -27,8 +32,13 @@ export interface DoctorOptions {
   domain: string;
   baseUrl: string;
   apiKey: string;
-  /** `ip:port` of the DNS server to ask; undefined: the domain's own name servers. */
-  dns?: string;
+  /**
+   * `ip[:port]` of each server to ask as the zone's nameservers (`--dns`, comma-separated).
+   * @default undefined: the zone's own nameservers, found through this machine's resolver
+   */
+  nameservers?: string[];
+  /** Where to read the expected records (`--records`; `-` is stdin). @default none: no diagnosis */
+  records?: string;
   json: boolean;
   /** True when the key came from `--api-key` (the command warns). */
   apiKeyFromFlag: boolean;
@@ -51,6 +61,7 @@ export function doctorOptions(args: string[], env: NodeJS.ProcessEnv): DoctorOpt
         "base-url": { type: "string" },
         "api-key": { type: "string" },
         dns: { type: "string" },
+        records: { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -74,13 +85,13 @@ export function doctorOptions(args: string[], env: NodeJS.ProcessEnv): DoctorOpt
   const apiKey = setting("apiKey", values["api-key"], "--api-key", env);
   const problem = keyProblem(apiKey);
   if (problem) throw new DoctorUsageError(`the API key ${problem}`);
-  if (values.dns !== undefined && dnsServerProblem(values.dns))
-    throw new DoctorUsageError(`--dns: ${dnsServerProblem(values.dns)}`);
+  if (values.records === "") throw new DoctorUsageError("--records: no file given (- reads stdin)");
   return {
     domain,
     baseUrl,
     apiKey,
-    dns: values.dns,
+    ...(values.dns === undefined ? {} : { nameservers: dnsServers(values.dns) }),
+    ...(values.records === undefined ? {} : { records: values.records }),
     json: values.json,
     apiKeyFromFlag: values["api-key"] !== undefined,
   };
@@ -99,12 +110,14 @@ function setting(
   return value;
 }
 
-/** Why `address` is not a DNS server node's resolver can ask (it takes IP[:port] only). */
-function dnsServerProblem(address: string): string | undefined {
-  try {
-    new Resolver().setServers([address]);
-    return undefined;
-  } catch {
-    return `expected IP:PORT of a DNS server (e.g. 127.0.0.1:7753), not "${address}"`;
+/** `--dns`'s servers: comma-separated, each an address `dnsServerProblem` accepts. */
+export function dnsServers(value: string): string[] {
+  const servers = value.split(",").map((server) => server.trim());
+  if (servers.some((server) => server === ""))
+    throw new DoctorUsageError(`--dns: expected IP[:PORT] of each server, comma-separated, not "${value}"`);
+  for (const server of servers) {
+    const problem = dnsServerProblem(server);
+    if (problem) throw new DoctorUsageError(`--dns: ${problem}`);
   }
+  return servers;
 }

@@ -1,5 +1,7 @@
 import type { DomainCheck } from "../client";
 import { CHECK_NAMES, type CheckName } from "../inputs/verification-inputs";
+import type { DiagnosisCase, DiagnosisFacts } from "../verification/diagnosis";
+import { diagnosisLines } from "../verification/diagnosis-text";
 import { CHECKS } from "../verification/report";
 
 /**
@@ -19,16 +21,16 @@ export interface DoctorCheck {
 }
 
 /**
- * DIAGNOSIS SEAM: one row per failing check, from the diagnosis classifier (src/verification/,
- * being built beside this): the expected record, what DNS serves, and which case it is. Empty
- * until that lands; the table and `--json` already carry it.
+ * What DNS serves for one failing check, as src/verification's diagnosis found it: the case, one
+ * line saying what is wrong, one saying what to do, and the facts (the expected record, each
+ * nameserver's answer, the resolver's) as plain JSON. `--json` prints it as is.
  */
 export interface DoctorDiagnosis {
   check: CheckName;
-  /** One line: which case it is and what to do. */
+  case: DiagnosisCase;
   summary: string;
-  /** Further lines (expected record, each name server's answer). */
-  details: string[];
+  action: string;
+  facts: DiagnosisFacts;
 }
 
 export interface DoctorReport {
@@ -37,6 +39,8 @@ export interface DoctorReport {
   found: boolean;
   checks: DoctorCheck[];
   diagnosis: DoctorDiagnosis[];
+  /** Why the failing checks could not be diagnosed (a DNS server refused), when they could not. */
+  diagnosisError?: string;
   /** Every check the service runs passed: the exit code is 0. */
   passed: boolean;
 }
@@ -45,6 +49,7 @@ export function doctorReport(
   domain: string,
   result: DomainCheck | undefined,
   diagnosis: DoctorDiagnosis[] = [],
+  diagnosisError?: string,
 ): DoctorReport {
   const checks = CHECK_NAMES.map((check): DoctorCheck => {
     const status = result ? (result[CHECKS[check].status] as string | null) : null;
@@ -61,6 +66,7 @@ export function doctorReport(
     found: result !== undefined,
     checks,
     diagnosis,
+    ...(diagnosisError === undefined ? {} : { diagnosisError }),
     passed: result !== undefined && checks.every((check) => check.passed),
   };
 }
@@ -99,12 +105,20 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
     const first = `  ${cells[0].padEnd(widths[0])}   ${cells[1].padEnd(widths[1])}   ${text[0] ?? ""}`;
     lines.push(first.trimEnd(), ...text.slice(1).map((line) => " ".repeat(indent) + line));
   }
-  for (const diagnosis of report.diagnosis) {
-    lines.push("", ...wrap(`${CHECKS[diagnosis.check].label}: ${diagnosis.summary}`, width));
-    for (const detail of diagnosis.details) lines.push(...wrap(detail, width - 2).map((line) => `  ${line}`));
-  }
+  if (report.diagnosis.length > 0 || report.diagnosisError) lines.push("", DIAGNOSIS_HEADING);
+  for (const { check, facts, ...diagnosis } of report.diagnosis)
+    lines.push(...diagnosisLines(CHECKS[check].label, facts, diagnosis));
+  if (report.diagnosisError)
+    lines.push(
+      ...wrap(`The records could not be diagnosed: ${report.diagnosisError}`, width - 2).map(indented),
+    );
   return lines.join("\n");
 }
+
+/** Above the diagnosis rows, as under a verification's failure. */
+export const DIAGNOSIS_HEADING = "What DNS serves, check by check:";
+
+const indented = (line: string) => `  ${line}`;
 
 /** Words into lines of at most `width` characters; a word longer than that is cut. */
 export function wrap(text: string, width: number): string[] {

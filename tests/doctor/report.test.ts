@@ -1,9 +1,6 @@
-import { DoctorUsageError, doctorOptions } from "../../src/doctor/options";
 import { doctorReport, doctorTable, wrap } from "../../src/doctor/report";
 import type { DomainCheck } from "../../src/client";
-
-const KEY = "SecretKey0123456789abcd";
-const ENV = { EMAIL_DELIVERY_BASE_URL: "http://127.0.0.1:7700", EMAIL_DELIVERY_API_KEY: KEY };
+import { diagnose, type DiagnosisFacts } from "../../src/verification/diagnosis";
 
 const failing: DomainCheck = {
   spfStatus: "OK",
@@ -37,43 +34,30 @@ describe("the doctor's report", () => {
     expect(wrap("aa bb cc", 5)).toEqual(["aa bb", "cc"]);
     expect(wrap("abcdefgh", 3)).toEqual(["abc", "def", "gh"]);
   });
-});
 
-describe("the doctor's options", () => {
-  it("reads the providers' variables; a flag overrides each", () => {
-    expect(doctorOptions(["doctor", "mail.example.com"], ENV)).toMatchObject({
-      domain: "mail.example.com",
-      baseUrl: ENV.EMAIL_DELIVERY_BASE_URL,
-      apiKey: KEY,
-      json: false,
-      apiKeyFromFlag: false,
-    });
-    expect(
-      doctorOptions(
-        ["doctor", "m.example.com", "--base-url", "http://127.0.0.1:1", "--api-key", "Other"],
-        ENV,
-      ),
-    ).toMatchObject({ baseUrl: "http://127.0.0.1:1", apiKey: "Other", apiKeyFromFlag: true });
+  it("puts each failing check's diagnosis under the table: case, summary, expected, each server, within 80 columns", () => {
+    const key = `v=DKIM1; t=s; h=sha256; p=${"MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQ".repeat(5)}IDAQAB`;
+    const facts: DiagnosisFacts = {
+      expected: { purpose: "dkim", type: "TXT", name: "postal-ab._domainkey.mail.example.com", value: key },
+      authoritative: [
+        { server: "127.0.0.1:7753", answer: { values: [key] } },
+        { server: "127.0.0.1:7754", answer: { nxdomain: true } },
+      ],
+      service: { status: "Missing", text: failing.dkimError },
+    };
+    const found = diagnose(facts);
+    expect(found.case).toBe("propagating");
+    const report = doctorReport("mail.example.com", failing, [{ check: "dkim", ...found, facts }]);
+    const table = doctorTable(report);
+    for (const line of table.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    expect(table).toContain("What DNS serves, check by check:\n  DKIM: still propagating");
+    expect(table).toContain("127.0.0.1:7754: NXDOMAIN");
+    expect(table).toMatch(/expected +TXT postal-ab\._domainkey\.mail\.example\.com/);
   });
 
-  it.each([
-    [[], "no command"],
-    [["doctor"], "no domain"],
-    [["doctor", "a.example.com", "b.example.com"], "one domain at a time"],
-    [["doctor", "a.example.com", "--colour"], "--colour"],
-    [["doctor", "a.example.com", "--dns", "localhost:53"], "--dns"],
-    [["doctor", "a.example.com", "--base-url", "ftp://x"], "not an http(s) URL"],
-  ])("%j is a usage error naming why", (args, reason) => {
-    expect(() => doctorOptions(args, ENV)).toThrow(DoctorUsageError);
-    expect(() => doctorOptions(args, ENV)).toThrow(reason);
-  });
-
-  it("names the missing setting's variable and flag", () => {
-    expect(() => doctorOptions(["doctor", "a.example.com"], {})).toThrow(
-      "no base URL: set EMAIL_DELIVERY_BASE_URL, or pass --base-url",
-    );
-    expect(() => doctorOptions(["doctor", "a.example.com"], { EMAIL_DELIVERY_BASE_URL: "http://x" })).toThrow(
-      "no API key: set EMAIL_DELIVERY_API_KEY, or pass --api-key",
-    );
+  it("says why there is no diagnosis when it failed, the service's table kept", () => {
+    const table = doctorTable(doctorReport("mail.example.com", failing, [], "a DNS server refused"));
+    expect(table).toMatch(/DKIM +Missing/);
+    expect(table).toContain("The records could not be diagnosed: a DNS server refused");
   });
 });

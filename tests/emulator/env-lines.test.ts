@@ -44,6 +44,12 @@ it("refuses a key no quoting writes for both (a ' beside a $), naming it, before
   await expect(startEmulator({ masterKey: "it's $HOME" })).rejects.toThrow(/^masterKey: /);
 });
 
+it("refuses a resolver that is no DNS server's address (port 99999 too), before any port opens", async () => {
+  await expect(startEmulator({ resolver: "127.0.0.1:99999" })).rejects.toThrow(
+    /^resolver: must be the IP address of a DNS server/,
+  );
+});
+
 it("refuses zones whose variables would be one (a-b.com, a.b.com), naming both and the variable", async () => {
   const started = startEmulator({ zones: ["a-b.com", "a.b.com"] });
   try {

@@ -1,11 +1,16 @@
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
 import { REPO_ROOT } from "../../packaging/clean-clone";
-import { startEmulator, type Emulator } from "../../emulator";
+import { startEmulator, type CreatedDomainJson, type DnsRecordJson, type Emulator } from "../../emulator";
 
 /**
  * `pulumi-email-delivery doctor <domain>` as built (dist/src/doctor/bin.js), against an emulator
  * started here: exit 0 when every check passes, 1 when one does not, 2 on a usage or settings
- * error; `--json`; a table within 80 columns; the key never printed.
+ * error; `--json`; a table within 80 columns; the key never printed. With `--records` and `--dns`
+ * (the emulator's two nameservers), each failing check's diagnosis: propagating, another value, not
+ * published.
  */
 
 const BIN = `${REPO_ROOT}/dist/src/doctor/bin.js`;
@@ -16,7 +21,7 @@ interface Run {
   stderr: string;
 }
 
-function doctor(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+function doctor(args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
@@ -24,18 +29,58 @@ function doctor(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
       { env: { PATH: process.env.PATH, ...env } },
       (_e, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
+    child.stdin!.end(stdin ?? "");
   });
+}
+
+/** A domain's records as a Pulumi program exports a `Domain`'s `dnsRecords` (`content`, TXT unquoted). */
+function exported(domain: CreatedDomainJson): object[] {
+  return domain.dns_records.map(({ value, ...rest }) => ({ ...rest, content: value }));
+}
+
+/** Publishes records in the emulator's zone as the `Domain` would (TXT quoted); `change` alters one. */
+async function publish(
+  records: DnsRecordJson[],
+  change: (record: DnsRecordJson) => string = (record) => record.value,
+): Promise<void> {
+  for (const record of records)
+    await emulator.cloudflare.addRecord("example.com", {
+      type: record.type,
+      name: record.name,
+      content: record.type === "TXT" ? JSON.stringify(change(record)) : change(record),
+      ...(record.priority === undefined ? {} : { priority: record.priority }),
+    });
+}
+
+let folder: string;
+/** The records written where `--records` reads them. */
+function recordsFile(name: string, value: unknown): string {
+  const file = path.join(folder, name);
+  writeFileSync(file, JSON.stringify(value));
+  return file;
 }
 
 let emulator: Emulator;
 let env: NodeJS.ProcessEnv;
+let good: CreatedDomainJson;
+let bare: CreatedDomainJson;
+let dns: string;
 beforeAll(async () => {
-  emulator = await startEmulator({ zones: ["example.com"] });
-  await emulator.emailApi.addDomain("good.example.com", { verified: true });
-  await emulator.emailApi.addDomain("bare.example.com");
+  emulator = await startEmulator({ zones: ["example.com"], nameservers: 2 });
+  good = await emulator.emailApi.addDomain("good.example.com", { verified: true });
+  bare = await emulator.emailApi.addDomain("bare.example.com");
   env = { EMAIL_DELIVERY_BASE_URL: emulator.emailApi.url, EMAIL_DELIVERY_API_KEY: emulator.emailApi.apiKey };
+  dns = emulator.dns.nameservers.map((server) => server.address).join(",");
+  folder = mkdtempSync(path.join(tmpdir(), "doctor-records-"));
 });
-afterAll(() => emulator.stop());
+afterAll(async () => {
+  await emulator.stop();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+function expectWithin80(run: Run): void {
+  for (const line of (run.stdout + run.stderr).split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+}
 
 function expectNoKey(run: Run): void {
   expect(run.stdout + run.stderr).not.toContain(emulator.emailApi.apiKey);
@@ -66,6 +111,8 @@ it("--json: one document with each check, the diagnosis rows and the verdict", a
   expect(report.checks.map((c: { check: string }) => c.check)).toEqual(["spf", "dkim", "mx", "returnPath"]);
   expect(report.checks[1]).toMatchObject({ label: "DKIM", status: "Missing", passed: false });
   expect(typeof report.checks[1].serviceSays).toBe("string");
+  // The hint for the diagnosis goes to stderr, keeping stdout one JSON document.
+  expect(run.stderr).toContain("--records FILE");
 });
 
 it("exit 1 for a domain the key's server does not have", async () => {
@@ -102,4 +149,111 @@ it("--api-key works and warns that env is safer, without printing the key", asyn
   expect(run.code).toBe(0);
   expect(run.stderr).toContain("prefer EMAIL_DELIVERY_API_KEY");
   expectNoKey(run);
+});
+
+describe("the diagnosis (--records, --dns)", () => {
+  it("exit 0 for a domain whose records are published, and no diagnosis", async () => {
+    const run = await doctor(
+      ["doctor", "good.example.com", "--records", recordsFile("good.json", exported(good)), "--dns", dns],
+      env,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain("What DNS serves");
+    expectNoKey(run);
+  });
+
+  it("propagating, 1 of 2: the service's nameserver held back while the other serves the records", async () => {
+    const lag = await emulator.emailApi.addDomain("lag.example.com");
+    // The service's check asks nameservers[0] (emulator.dns): held, it still serves the zone as
+    // it was before the records were published.
+    emulator.dns.nameservers[0].hold();
+    try {
+      await publish(lag.dns_records);
+      const run = await doctor(
+        ["doctor", "lag.example.com", "--records", recordsFile("lag.json", exported(lag)), "--dns", dns],
+        env,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("What DNS serves, check by check:");
+      expect(run.stdout).toContain("DKIM: still propagating");
+      expect(run.stdout).toMatch(/1 of 2/);
+      expect(run.stdout).toContain(`${emulator.dns.nameservers[0].address}: NXDOMAIN`);
+      expectWithin80(run);
+      expectNoKey(run);
+    } finally {
+      emulator.dns.nameservers[0].release();
+    }
+  });
+
+  it("another value: an old DKIM key published; --json carries check, case, summary, action, facts", async () => {
+    const old = await emulator.emailApi.addDomain("old.example.com");
+    const oldKey = "v=DKIM1; t=s; h=sha256; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQOLDKEY";
+    await publish(old.dns_records, (record) => (record.purpose === "dkim" ? oldKey : record.value));
+    const args = [
+      "doctor",
+      "old.example.com",
+      "--records",
+      recordsFile("old.json", exported(old)),
+      "--dns",
+      dns,
+    ];
+
+    const table = await doctor(args, env);
+    expect(table.code).toBe(1);
+    expect(table.stdout).toContain("DKIM: exists with another value");
+    expectWithin80(table);
+
+    const run = await doctor([...args, "--json"], env);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(report.diagnosis).toEqual([
+      {
+        check: "dkim",
+        case: "other-value",
+        summary: expect.any(String),
+        action: expect.any(String),
+        facts: expect.objectContaining({
+          expected: expect.objectContaining({ purpose: "dkim", type: "TXT" }),
+          authoritative: emulator.dns.nameservers.map((server) => ({
+            server: server.address,
+            answer: { values: [oldKey] },
+          })),
+        }),
+      },
+    ]);
+    expectNoKey(run);
+  });
+
+  it("not published, the records read from stdin as `pulumi stack output --json` prints them", async () => {
+    const outputs = { domainId: bare.id, bareRecords: exported(bare), goodRecords: exported(good) };
+    const run = await doctor(
+      ["doctor", "bare.example.com", "--records", "-", "--dns", dns, "--json"],
+      env,
+      JSON.stringify(outputs),
+    );
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(report.diagnosis.map((row: { check: string; case: string }) => [row.check, row.case])).toEqual([
+      ["spf", "not-published"],
+      ["dkim", "not-published"],
+      ["mx", "not-published"],
+      ["returnPath", "not-published"],
+    ]);
+  });
+
+  it("without --records: the service's table and one line saying how to get the diagnosis", async () => {
+    const run = await doctor(["doctor", "bare.example.com"], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout.trimEnd().split("\n").at(-1)).toMatch(/--records FILE/);
+    expect(run.stdout).not.toContain("What DNS serves");
+  });
+
+  it("exit 2, naming the file and what is wrong, before the service is asked", async () => {
+    const file = recordsFile("bad.json", [{ purpose: "spf", type: "TXT", name: "bare.example.com" }]);
+    const before = emulator.requests.all().length;
+    const run = await doctor(["doctor", "bare.example.com", "--records", file], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`--records ${file}: [0] has no content`);
+    expect(emulator.requests.all().length).toBe(before);
+  });
 });

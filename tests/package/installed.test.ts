@@ -189,6 +189,7 @@ it("npm pack (of a clean clone built by its prepare script) ships the compiled p
     "src/providers-entry",
     "emulator/index",
     "emulator/bin",
+    "src/doctor/bin",
     "testing/index",
   ]) {
     expect(compiled).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.d.ts`]));
@@ -238,6 +239,16 @@ it("installed from tarball: the demo's project records the vendored tarball and 
   expect(manifest.dependencies[PACKAGE_NAME]).toMatch(/^file:vendor\/pulumi-email-delivery-.+\.tgz$/);
   const installed = await fs.lstat(path.join(project.dir, "node_modules", PACKAGE_NAME));
   expect(installed.isSymbolicLink()).toBe(false);
+}, 600_000);
+
+it("installed from tarball: the doctor command runs from the project (npx)", async () => {
+  const { project } = await installs.get("tarball")!;
+  // run() fails on an exit code other than 0.
+  const help = await run("npx", ["--no-install", "pulumi-email-delivery", "doctor", "--help"], {
+    cwd: project.dir,
+  });
+  expect(help).toMatch(/^Usage: pulumi-email-delivery doctor <domain> \[options\]/);
+  expect(help).toContain("--records FILE");
 }, 600_000);
 
 it("installed from tarball: the emulator's command runs from the project (npx), and starts and stops", async () => {
