@@ -86,6 +86,24 @@ describe("a DNS-first wait", () => {
     );
   });
 
+  it("words a poll whose service check failed from that poll's DNS, not an earlier poll's", async () => {
+    // Polls at 0, 5 s skip; 10 s asks (the cap): Missing; 15 s skips; 20 s: DNS shows the records,
+    // the service is down; 25 s: verified.
+    const { outcome, counts } = await runInWorld({
+      appearsAtMs: 20_000,
+      serviceDownAtMs: [20_000],
+      wait: { dnsFirst: { serviceCheckCapMs: 10_000 } },
+    });
+    expect(outcome).toMatchObject({ verified: true, polls: 6, serviceChecks: 3 });
+    expect(counts.lines[3]).toMatch(
+      /^waiting for DKIM \(Missing; not published\), MX \(Missing; not published\);/,
+    );
+    expect(counts.lines[4]).toBe(
+      "waiting for DKIM (Missing; the service's check disagrees with DNS), " +
+        "MX (Missing; the service's check disagrees with DNS); 9m40s left (last check: domains/check failed (transient): down.)",
+    );
+  });
+
   it("asks DNS once per poll, and finds the zone and its nameservers once", async () => {
     const { outcome, counts } = await runInWorld({ appearsAtMs: 30_000, wait: { dnsFirst } });
     expect(outcome.polls).toBe(7);
