@@ -1,6 +1,10 @@
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
 import type { DnsQuery } from "../../src/verification/dns-facts";
-import { DEFAULT_SERVICE_CHECK_CAP_MS, serviceCheckReason } from "../../src/verification/dns-first";
+import {
+  DEFAULT_SERVICE_CHECK_CAP_MS,
+  dnsVerdict,
+  serviceCheckReason,
+} from "../../src/verification/dns-first";
 import { describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
 import type { CheckDiagnosis, DiagnosisCase } from "../../src/verification/diagnosis";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
@@ -142,6 +146,26 @@ describe("serviceCheckReason", () => {
     [{ atDeadline: true }, "deadline"],
   ])("%j → %s", (change, reason) => {
     expect(serviceCheckReason({ ...poll, ...change })).toBe(reason);
+  });
+});
+
+describe("dnsVerdict", () => {
+  it("reads a check with two MX hosts as not shown while one is missing, whatever the other's case", async () => {
+    const RESOLVER = "192.0.2.53";
+    const second = { ...WORLD_MX, value: "mx2.postal.example" };
+    // The nameserver serves the first host only; the resolver still caches an empty answer, so the
+    // first host's case is "propagating", a problem, though every nameserver serves it.
+    const query: DnsQuery = async (server, name, type) => {
+      if (type === "NS") return name === "example.com" ? { values: ["ns1.example.net"] } : { nxdomain: true };
+      if (type === "A") return { values: ["192.0.2.1"] };
+      if (type === "MX" && name === WORLD_MX.name)
+        return server === RESOLVER ? { values: [] } : { values: [WORLD_MX.value] };
+      return { nxdomain: true };
+    };
+    const diagnoser = checkDiagnoser({ expected: [WORLD_MX, second], dns: { resolver: RESOLVER, query } });
+    const diagnoses = await diagnoser(undefined, ["mx"]);
+    expect(diagnoses.mx?.facts.expected.value).toBe("mx2.postal.example");
+    expect(dnsVerdict(["mx"], { diagnoses })).toBe("not-yet");
   });
 });
 
