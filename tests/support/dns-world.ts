@@ -36,6 +36,8 @@ export interface WorldOptions {
   dns?: "serves" | "errors";
   /** The service's check: it sees what DNS serves, or says `Missing` whatever DNS serves. */
   service?: "agrees" | "never-agrees";
+  /** Fields every check answer holds besides the world's (another check failing). @default none */
+  serviceAlsoSays?: Partial<DomainCheck>;
   /** Moments at which the service's check fails with a transient error ("not yet"). @default none */
   serviceDownAtMs?: readonly number[];
   /** Whether the zone's records can be read (a `zoneRecords` that counts its calls). @default false */
@@ -103,6 +105,7 @@ export async function runInWorld(options: WorldOptions = {}) {
       [CHECKS.dkim.error]: passes ? null : "No DKIM record found",
       [CHECKS.mx.status]: status,
       [CHECKS.mx.error]: passes ? null : "No MX records found",
+      ...options.serviceAlsoSays,
     };
   };
   const outcome = await waitForChecks(check, {

@@ -5,7 +5,7 @@ import {
   dnsVerdict,
   serviceCheckReason,
 } from "../../src/verification/dns-first";
-import { describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
+import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
 import type { CheckDiagnosis, DiagnosisCase } from "../../src/verification/diagnosis";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
 
@@ -55,6 +55,33 @@ describe("a DNS-first wait", () => {
     });
     expect(counts.serviceChecks).toBe(13);
     expect(outcome.polls).toBe(13);
+  });
+
+  it.each([
+    [
+      "a failing check has no expected record",
+      { checks: ["dkim", "mx", "spf"] as const },
+      { [CHECKS.spf.status]: "Missing", [CHECKS.spf.error]: "No SPF record exists for this domain" },
+    ],
+    ["the diagnoser throws", { diagnose: () => Promise.reject(new Error("no resolver")) }, {}],
+  ])("asks the service on every poll when %s", async (_why, wait, serviceAlsoSays) => {
+    const { outcome, counts } = await runInWorld({
+      appearsAtMs: Infinity,
+      serviceAlsoSays,
+      wait: { dnsFirst, timeoutMs: 60_000, ...wait },
+    });
+    expect(counts.serviceChecks).toBe(13);
+    expect(outcome).toMatchObject({ verified: false, polls: 13, serviceChecks: 13 });
+  });
+
+  it("counts a requested check with no expected record as unknown only until the service passes it", async () => {
+    // Poll 0: SPF has nothing to look for, so the service is asked; it says SPF passes. Then only
+    // DKIM and MX fail, which DNS does not show: skipped until the deadline.
+    const { outcome } = await runInWorld({
+      appearsAtMs: Infinity,
+      wait: { dnsFirst, timeoutMs: 60_000, checks: ["dkim", "mx", "spf"] },
+    });
+    expect(outcome).toMatchObject({ verified: false, polls: 13, serviceChecks: 2 });
   });
 
   it("skips the service while DNS shows nothing, until the cap, and always asks at the deadline", async () => {
