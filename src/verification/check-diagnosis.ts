@@ -10,6 +10,7 @@ import {
   ZoneRecordFact,
 } from "./diagnosis";
 import { bareName, discoveryCache, DiscoveryCache, DnsFactsOptions, gatherDnsFacts } from "./dns-facts";
+import { authoritativeShow } from "./dns-first";
 import { CHECKS } from "./report";
 
 /**
@@ -78,9 +79,15 @@ function withoutService(facts: DiagnosisFacts): RecordFacts {
   return rest;
 }
 
-/** The first candidate the DNS does not serve as expected, else the first. */
+/**
+ * The first candidate some authoritative nameserver does not serve, else the first one diagnosed
+ * as a problem (a resolver still caching, SPF's extra record), else the first. A record missing
+ * from the nameservers comes first: it is what the service's check fails on, and a DNS-first
+ * wait reads "DNS shows the records" from the chosen one (`dnsVerdict`).
+ */
 function choose(candidates: CheckDiagnosis[]): CheckDiagnosis | undefined {
   return (
+    candidates.find(({ facts }) => authoritativeShow(facts) === "not-all") ??
     candidates.find(({ diagnosis }) => diagnosis.case !== "ok" && diagnosis.case !== "service-disagrees") ??
     candidates[0]
   );

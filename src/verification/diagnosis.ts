@@ -170,17 +170,14 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
         summary: `all ${servers.length} nameservers serve ${where}, but the resolver (${recursive.server}) still answers ${describe(recursive.answer)} from its cache`,
         action: "Wait for the old answer's TTL to run out; the next check sees the record.",
       };
-    if (service.status === "OK") return { case: "ok", summary: `${where} is served as expected`, action: "" };
-    // Not asked yet (a DNS-first wait asks the service once DNS shows the records): nothing disagrees.
-    if (service.status === null)
-      return {
-        case: "ok",
-        summary: `${where} is served as expected; the service has not checked it yet`,
-        action: "",
-      };
+    // Null: not asked yet (a DNS-first wait asks once DNS shows the records), so nothing disagrees.
+    if (service.status === "OK" || service.status === null) {
+      const note = service.status === null ? "; the service has not checked it yet" : "";
+      return { case: "ok", summary: `${where} is served as expected${note}`, action: "" };
+    }
     return {
       case: "service-disagrees",
-      summary: `DNS serves ${where} as expected (${servers.length} of ${servers.length} servers), but the service says ${service.status ?? "nothing yet"}`,
+      summary: `DNS serves ${where} as expected (${servers.length} of ${servers.length} servers), but the service says ${service.status}`,
       action:
         "Run the check again later: the service may ask another resolver (its own cache, a split-horizon view). " +
         "If it persists, compare the service's text with the value above.",
@@ -293,10 +290,7 @@ export interface DiagnoseOptions {
   timeoutMs?: number;
 }
 
-/**
- * Diagnoses the failing checks of one check result (`checkDiagnoser` makes one over DNS);
- * `result` is undefined before the service's first check (every status null).
- */
+/** Diagnoses the failing checks (`checkDiagnoser`: over DNS); `result` undefined: not checked yet. */
 export type Diagnoser = (
   result: DomainCheck | undefined,
   failing: readonly CheckName[],

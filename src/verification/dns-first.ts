@@ -1,5 +1,5 @@
 import type { CheckName } from "../inputs";
-import { CheckDiagnoses, servesExpected } from "./diagnosis";
+import { CheckDiagnoses, DiagnosisFacts, servesExpected } from "./diagnosis";
 
 /**
  * A DNS-first wait (`WaitOptions.dnsFirst`): each poll asks DNS, which is cheap, and asks the
@@ -44,15 +44,28 @@ export function dnsVerdict(
   for (const check of failing) {
     const found = gathered.diagnoses[check];
     if (!found) return "cannot-tell";
-    const { expected, authoritative } = found.facts;
-    const answered = authoritative.filter((server) => !("error" in server.answer));
-    if (answered.length === 0) return "cannot-tell";
-    const servedByAll = answered.every(
-      ({ answer }) => "values" in answer && answer.values.some((value) => servesExpected(expected, value)),
-    );
-    if (!servedByAll) verdict = "not-yet";
+    const shown = authoritativeShow(found.facts);
+    if (shown === "no-answer") return "cannot-tell";
+    if (shown === "not-all") verdict = "not-yet";
   }
   return verdict;
+}
+
+/**
+ * What the authoritative nameservers show of one expected record: `all` that answered serve it
+ * (at least one answering), `not-all`, or `no-answer` (none answered: every one errored or timed
+ * out, or none was found). An NXDOMAIN or an empty answer is an answer.
+ */
+export function authoritativeShow(
+  facts: Pick<DiagnosisFacts, "expected" | "authoritative">,
+): "all" | "not-all" | "no-answer" {
+  const answered = facts.authoritative.filter((server) => !("error" in server.answer));
+  if (answered.length === 0) return "no-answer";
+  const servedByAll = answered.every(
+    ({ answer }) =>
+      "values" in answer && answer.values.some((value) => servesExpected(facts.expected, value)),
+  );
+  return servedByAll ? "all" : "not-all";
 }
 
 /** Why a DNS-first poll asks the service this time. */

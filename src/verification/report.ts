@@ -139,7 +139,7 @@ export function timeoutMessage(
   const failing = failingChecks(result, checks);
   return (
     `${domain} did not pass verification within ${timeoutSeconds} s ` +
-    `(${polls} checks; failing: ${failing.join(", ") || "none reported"}):\n` +
+    `(${polls} ${polls === 1 ? "check" : "checks"}; failing: ${failing.join(", ") || "none reported"}):\n` +
     `${checkTable(result, checks)}\n` +
     diagnosisSection(failing, outcome) +
     (lastError ? `The last check failed: ${lastError.message}\n` : "") +

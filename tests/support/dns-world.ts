@@ -1,4 +1,4 @@
-import type { DomainCheck } from "../../src/client";
+import { DomainCheck, EmailApiError } from "../../src/client";
 import type { CheckName } from "../../src/inputs";
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
 import type { ExpectedRecord } from "../../src/verification/diagnosis";
@@ -36,6 +36,10 @@ export interface WorldOptions {
   dns?: "serves" | "errors";
   /** The service's check: it sees what DNS serves, or says `Missing` whatever DNS serves. */
   service?: "agrees" | "never-agrees";
+  /** Fields every check answer holds besides the world's (another check failing). @default none */
+  serviceAlsoSays?: Partial<DomainCheck>;
+  /** Moments at which the service's check fails with a transient error ("not yet"). @default none */
+  serviceDownAtMs?: readonly number[];
   /** Whether the zone's records can be read (a `zoneRecords` that counts its calls). @default false */
   zone?: boolean;
   /** The wait's options beyond the world's. */
@@ -91,6 +95,8 @@ export async function runInWorld(options: WorldOptions = {}) {
   });
   const check = async (): Promise<DomainCheck> => {
     counts.serviceChecks++;
+    if (options.serviceDownAtMs?.includes(time))
+      throw new EmailApiError({ operation: "domains/check", kind: "transient", serviceMessage: "down" });
     const passes = options.service !== "never-agrees" && serves();
     const status = passes ? "OK" : "Missing";
     return {
@@ -99,6 +105,7 @@ export async function runInWorld(options: WorldOptions = {}) {
       [CHECKS.dkim.error]: passes ? null : "No DKIM record found",
       [CHECKS.mx.status]: status,
       [CHECKS.mx.error]: passes ? null : "No MX records found",
+      ...options.serviceAlsoSays,
     };
   };
   const outcome = await waitForChecks(check, {

@@ -1,7 +1,11 @@
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
 import type { DnsQuery } from "../../src/verification/dns-facts";
-import { DEFAULT_SERVICE_CHECK_CAP_MS, serviceCheckReason } from "../../src/verification/dns-first";
-import { describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
+import {
+  DEFAULT_SERVICE_CHECK_CAP_MS,
+  dnsVerdict,
+  serviceCheckReason,
+} from "../../src/verification/dns-first";
+import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
 import type { CheckDiagnosis, DiagnosisCase } from "../../src/verification/diagnosis";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
 
@@ -53,6 +57,33 @@ describe("a DNS-first wait", () => {
     expect(outcome.polls).toBe(13);
   });
 
+  it.each([
+    [
+      "a failing check has no expected record",
+      { checks: ["dkim", "mx", "spf"] as const },
+      { [CHECKS.spf.status]: "Missing", [CHECKS.spf.error]: "No SPF record exists for this domain" },
+    ],
+    ["the diagnoser throws", { diagnose: () => Promise.reject(new Error("no resolver")) }, {}],
+  ])("asks the service on every poll when %s", async (_why, wait, serviceAlsoSays) => {
+    const { outcome, counts } = await runInWorld({
+      appearsAtMs: Infinity,
+      serviceAlsoSays,
+      wait: { dnsFirst, timeoutMs: 60_000, ...wait },
+    });
+    expect(counts.serviceChecks).toBe(13);
+    expect(outcome).toMatchObject({ verified: false, polls: 13, serviceChecks: 13 });
+  });
+
+  it("counts a requested check with no expected record as unknown only until the service passes it", async () => {
+    // Poll 0: SPF has nothing to look for, so the service is asked; it says SPF passes. Then only
+    // DKIM and MX fail, which DNS does not show: skipped until the deadline.
+    const { outcome } = await runInWorld({
+      appearsAtMs: Infinity,
+      wait: { dnsFirst, timeoutMs: 60_000, checks: ["dkim", "mx", "spf"] },
+    });
+    expect(outcome).toMatchObject({ verified: false, polls: 13, serviceChecks: 2 });
+  });
+
   it("skips the service while DNS shows nothing, until the cap, and always asks at the deadline", async () => {
     const { outcome } = await runInWorld({
       appearsAtMs: Infinity,
@@ -61,8 +92,8 @@ describe("a DNS-first wait", () => {
     // Polls at 0, 5, … 60 s: the cap (120 s) never runs out; the last poll, at 60 s, asks.
     expect(outcome).toMatchObject({ verified: false, polls: 13, serviceChecks: 1 });
     expect(outcome.result?.dkimStatus).toBe("Missing");
-    expect(timeoutMessage("mail.example.com", 60, ["dkim", "mx"], outcome)).toMatch(
-      /within 60 s \(1 checks?;/,
+    expect(timeoutMessage("mail.example.com", 60, ["dkim", "mx"], outcome)).toContain(
+      "within 60 s (1 check; failing: dkim, mx)",
     );
   });
 
@@ -83,6 +114,24 @@ describe("a DNS-first wait", () => {
     });
     expect(after.counts.lines[0]).toBe(
       "waiting for DKIM (Missing; not published), MX (Missing; not published); 10s left",
+    );
+  });
+
+  it("words a poll whose service check failed from that poll's DNS, not an earlier poll's", async () => {
+    // Polls at 0, 5 s skip; 10 s asks (the cap): Missing; 15 s skips; 20 s: DNS shows the records,
+    // the service is down; 25 s: verified.
+    const { outcome, counts } = await runInWorld({
+      appearsAtMs: 20_000,
+      serviceDownAtMs: [20_000],
+      wait: { dnsFirst: { serviceCheckCapMs: 10_000 } },
+    });
+    expect(outcome).toMatchObject({ verified: true, polls: 6, serviceChecks: 3 });
+    expect(counts.lines[3]).toMatch(
+      /^waiting for DKIM \(Missing; not published\), MX \(Missing; not published\);/,
+    );
+    expect(counts.lines[4]).toBe(
+      "waiting for DKIM (Missing; the service's check disagrees with DNS), " +
+        "MX (Missing; the service's check disagrees with DNS); 9m40s left (last check: domains/check failed (transient): down.)",
     );
   });
 
@@ -124,6 +173,26 @@ describe("serviceCheckReason", () => {
     [{ atDeadline: true }, "deadline"],
   ])("%j → %s", (change, reason) => {
     expect(serviceCheckReason({ ...poll, ...change })).toBe(reason);
+  });
+});
+
+describe("dnsVerdict", () => {
+  it("reads a check with two MX hosts as not shown while one is missing, whatever the other's case", async () => {
+    const RESOLVER = "192.0.2.53";
+    const second = { ...WORLD_MX, value: "mx2.postal.example" };
+    // The nameserver serves the first host only; the resolver still caches an empty answer, so the
+    // first host's case is "propagating", a problem, though every nameserver serves it.
+    const query: DnsQuery = async (server, name, type) => {
+      if (type === "NS") return name === "example.com" ? { values: ["ns1.example.net"] } : { nxdomain: true };
+      if (type === "A") return { values: ["192.0.2.1"] };
+      if (type === "MX" && name === WORLD_MX.name)
+        return server === RESOLVER ? { values: [] } : { values: [WORLD_MX.value] };
+      return { nxdomain: true };
+    };
+    const diagnoser = checkDiagnoser({ expected: [WORLD_MX, second], dns: { resolver: RESOLVER, query } });
+    const diagnoses = await diagnoser(undefined, ["mx"]);
+    expect(diagnoses.mx?.facts.expected.value).toBe("mx2.postal.example");
+    expect(dnsVerdict(["mx"], { diagnoses })).toBe("not-yet");
   });
 });
 
