@@ -16,7 +16,7 @@ import { emulatorSeeding } from "./seeding";
 import { StateFile } from "./store/state-file";
 import { Store } from "./store/store";
 // The one check of a DNS server address (the package's own: port 0 would abort node:dns).
-import { dnsServerProblem } from "../src/dns/spf-lookups";
+import { dnsServerProblem } from "../src/dns/server-address";
 
 const DEFAULT_ENDPOINTS = [
   { name: "Inbound webhook", url: "http://127.0.0.1:9/inbound" },

@@ -21,5 +21,6 @@ export * from "./spf-lookup-count";
 export * from "./spf-macro";
 export * from "./spf-syntax";
 export * from "./spf-lookups";
+export * from "./server-address";
 export * from "./txt";
 export * from "./zone-records";

@@ -1,5 +1,5 @@
 import { promises as dns } from "node:dns";
-import { isIPv4, isIPv6 } from "node:net";
+import { dnsServerProblem } from "./server-address";
 import { SpfResolver } from "./spf-dns";
 import { countSpfLookups, SpfLookupCount, spfLookupProblem, spfUnresolvedWarning } from "./spf-lookup-count";
 
@@ -51,29 +51,6 @@ export async function checkSpfLookups(
     limit: count.limit,
     lowerBound: count.lowerBound,
   };
-}
-
-/**
- * Why `address` is not a DNS server to send the SPF checks' queries to, if it is not: an IPv4
- * address or an IPv6 one (in brackets when a port follows), with a port from 1 to 65535 after a
- * colon when it is not 53 (`127.0.0.1:7753`, `[::1]:5353`). A name is refused: finding its
- * address would ask the machine's resolver. Checked here rather than by node:dns's `setServers`,
- * which takes port 99999 as another port and aborts the process on port 0.
- */
-export function dnsServerProblem(address: string): string | undefined {
-  const bracketed = /^\[([^\]]*)\](?::(\d{1,5}))?$/.exec(address); // IPv6, a port or not
-  const withPort = /^([^:]*):(\d{1,5})$/.exec(address); // IPv4 and a port
-  const port = (bracketed ?? withPort)?.[2];
-  const valid =
-    (bracketed
-      ? isIPv6(bracketed[1])
-      : withPort
-        ? isIPv4(withPort[1])
-        : isIPv4(address) || isIPv6(address)) &&
-    (port === undefined || (Number(port) >= 1 && Number(port) <= 65535));
-  return valid
-    ? undefined
-    : `must be the IP address of a DNS server, with its port when not 53 (e.g. 127.0.0.1:7753 or [::1]:5353), not ${JSON.stringify(address)}`;
 }
 
 /**

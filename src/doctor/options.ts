@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { keyProblem } from "../client/key-check";
-import { dnsServerProblem } from "../dns/spf-lookups";
+import { parseDnsServers } from "../dns/server-address";
 import { CONNECTION_SETTINGS } from "../providers/connection-settings";
 
 /**
@@ -112,12 +112,7 @@ function setting(
 
 /** `--dns`'s servers: comma-separated, each an address `dnsServerProblem` accepts. */
 export function dnsServers(value: string): string[] {
-  const servers = value.split(",").map((server) => server.trim());
-  if (servers.some((server) => server === ""))
-    throw new DoctorUsageError(`--dns: expected IP[:PORT] of each server, comma-separated, not "${value}"`);
-  for (const server of servers) {
-    const problem = dnsServerProblem(server);
-    if (problem) throw new DoctorUsageError(`--dns: ${problem}`);
-  }
-  return servers;
+  const parsed = parseDnsServers(value);
+  if ("problem" in parsed) throw new DoctorUsageError(`--dns: ${parsed.problem}`);
+  return parsed.servers;
 }

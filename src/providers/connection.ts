@@ -2,7 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { ClientSettings, createClient, EmailDeliveryClient } from "../client";
 import { keyProblem } from "../client/key-check";
 import { redact } from "../client/redact";
-import { dnsServerProblem } from "../dns/spf-lookups";
+import { dnsServerProblem, parseDnsServers } from "../dns/server-address";
 import { processState } from "../process-state";
 import {
   CLOUDFLARE_API_URL,
@@ -100,17 +100,12 @@ export function dnsNameserversSetting(fromConfig = configured().dnsNameservers):
   const { config, env } = DNS_NAMESERVERS_SETTING;
   const value = fromConfig || process.env[env] || undefined;
   if (value === undefined) return undefined;
-  const servers = value
-    .split(",")
-    .map((server) => server.trim())
-    .filter((server) => server !== "");
-  const source = fromConfig ? `Stack config ${config}` : `The ${env} environment variable`;
-  if (servers.length === 0) throw new Error(`${source} must list DNS servers (ip[:port], comma-separated).`);
-  for (const server of servers) {
-    const problem = dnsServerProblem(server);
-    if (problem) throw new Error(`${source} ${problem}.`);
+  const parsed = parseDnsServers(value);
+  if ("problem" in parsed) {
+    const source = fromConfig ? `Stack config ${config}` : `The ${env} environment variable`;
+    throw new Error(`${source} ${parsed.problem}.`);
   }
-  return servers;
+  return parsed.servers;
 }
 
 /** Forgets configured values (tests). */

@@ -1,5 +1,5 @@
 import { promises as dns } from "node:dns";
-import { dnsServerProblem } from "../dns/spf-lookups";
+import { dnsServerProblem } from "../dns/server-address";
 import { SpfResolver } from "../dns/spf-dns";
 import { countSpfLookups, spfLookupProblem } from "../dns/spf-lookup-count";
 import { isSpfRecord } from "../dns/spf-record";

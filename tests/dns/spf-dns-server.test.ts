@@ -1,6 +1,6 @@
 import * as dgram from "node:dgram";
 import { promises as dns } from "node:dns";
-import { checkSpfLookups, dnsServerProblem, quoteTxt } from "../../src/dns";
+import { checkSpfLookups, dnsServerProblem, parseDnsServers, quoteTxt } from "../../src/dns";
 import { dnsNameserversSetting, dnsResolverSetting, forgetConfig } from "../../src/providers/connection";
 import { DNS_NAMESERVERS_SETTING, DNS_RESOLVER_SETTING } from "../../src/providers/connection-settings";
 import { zoneRecordsApi } from "../support/cloudflare";
@@ -187,7 +187,19 @@ describe("dnsNameserversSetting", () => {
       'Stack config emailDelivery:dnsNameservers must be the IP address of a DNS server, with its port when not 53 (e.g. 127.0.0.1:7753 or [::1]:5353), not "ns1.example.net".',
     );
     expect(() => dnsNameserversSetting(undefined)).toThrow(
-      "The EMAIL_DELIVERY_DNS_NAMESERVERS environment variable must list DNS servers (ip[:port], comma-separated).",
+      'The EMAIL_DELIVERY_DNS_NAMESERVERS environment variable must list DNS servers as IP[:PORT], comma-separated, not " , ".',
     );
+  });
+});
+
+describe("parseDnsServers", () => {
+  it("reads a comma-separated list, spaces allowed; refuses an empty entry or a bad address", () => {
+    expect(parseDnsServers("127.0.0.1:7753, [::1]:7754,10.0.0.1")).toEqual({
+      servers: ["127.0.0.1:7753", "[::1]:7754", "10.0.0.1"],
+    });
+    expect(parseDnsServers("127.0.0.1:7753,")).toEqual({
+      problem: 'must list DNS servers as IP[:PORT], comma-separated, not "127.0.0.1:7753,"',
+    });
+    expect(parseDnsServers("127.0.0.1:0")).toEqual({ problem: expect.stringContaining('not "127.0.0.1:0"') });
   });
 });
