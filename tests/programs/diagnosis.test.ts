@@ -196,10 +196,10 @@ describe("diagnosis cases, two nameservers", () => {
     expect(text).toContain(second.address);
   }, 60_000);
 
-  // Unresolved, skipped rather than bent: the section says "the service's check disagrees with
-  // DNS" ("DNS serves TXT … as expected (1 of 1 servers), but the service says Invalid") with no
-  // lookup count, though the served record's includes hold "a mx" each (18 lookups). Whether the
-  // includes' change reaches the count, or the count is not reported, is not yet known.
+  // Unfinished, skipped: under "merge" the SPF record is claimed (a ClaimedDnsRecord), so no
+  // "primary-spf" DnsRecord passes the cloudflareRecord hook and the includes keep "v=spf1 ~all"
+  // (1 + 5 + 2 lookups): the section rightly says "the service's check disagrees with DNS". The
+  // includes must gain their lookups another way, after the merge is judged and before the wait.
   it.skip("SPF over 10 lookups: the merged record's includes cost more than 10 lookups", async () => {
     // Postal's SPF check only looks for its include, so a record over the limit passes it: the
     // service's check fails here because it asks nameserver 0, held before the records were made,
