@@ -1,14 +1,7 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
-import {
-  CheckDiagnoses,
-  CheckDiagnosis,
-  diagnose,
-  Diagnoser,
-  DiagnosisFacts,
-  ExpectedRecord,
-  ZoneRecordFact,
-} from "./diagnosis";
+import { diagnose, DiagnosisFacts, ExpectedRecord, ZoneRecordFact } from "./diagnosis";
+import type { CheckDiagnoses, CheckDiagnosis, Diagnoser } from "./diagnoser";
 import { bareName, discoveryCache, DiscoveryCache, DnsFactsOptions, gatherDnsFacts } from "./dns-facts";
 import { authoritativeShow } from "./dns-first";
 import { CHECKS } from "./report";

@@ -50,7 +50,7 @@ export const CASE_TITLES: Record<Diagnosis["case"], string> = {
   "not-published": "not published",
   proxied: "published but proxied",
   "spf-other-record": "another SPF record beside ours",
-  "spf-too-many-lookups": "SPF over 10 lookups",
+  "spf-too-many-lookups": "SPF over its lookup limits",
   "other-value": "exists with another value",
   "wrong-name": "published at the wrong name",
   propagating: "still propagating",

@@ -1,5 +1,3 @@
-import type { DomainCheck } from "../client";
-import type { CheckName } from "../inputs";
 import { missingSpfIncludes, serviceSpfIncludes } from "../dns/spf";
 import { isSpfRecord } from "../dns/spf-record";
 import { unquoteTxt } from "../dns/txt";
@@ -124,7 +122,11 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
   const where = `${expected.type.toUpperCase()} ${bare(expected.name)}`;
   const zoneHere = (zone?.records ?? []).filter((record) => sameName(record.name, expected.name));
   const ofType = zoneHere.filter((record) => record.type.toUpperCase() === expected.type.toUpperCase());
-  const proxied = zoneHere.find((record) => record.proxied);
+  // Only a proxied record that DNS would answer for this type hides it: a proxied website (A at
+  // the apex) does not hide the apex's TXT or MX records, which cannot be proxied.
+  const proxied = zoneHere.find(
+    (r) => r.proxied && [expected.type.toUpperCase(), "CNAME"].includes(r.type.toUpperCase()),
+  );
   const servers = authoritative.length > 0 ? authoritative : facts.recursive ? [facts.recursive] : [];
   const answered = servers.filter((server) => !("error" in server.answer));
   const serving = answered.filter((server) =>
@@ -152,7 +154,11 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
     if (serving.length > 0 && facts.spf?.problem)
       return {
         case: "spf-too-many-lookups",
-        summary: `the SPF record needs ${facts.spf.total} DNS lookups, over the limit of ${facts.spf.limit}`,
+        // Over 10 lookups, or another of RFC 7208's lookup limits (more than 2 void lookups).
+        summary:
+          facts.spf.total > facts.spf.limit
+            ? `the SPF record needs ${facts.spf.total} DNS lookups, over the limit of ${facts.spf.limit}`
+            : `receivers return permerror for the SPF record served (it needs ${facts.spf.total} DNS lookups)`,
         action: facts.spf.problem,
       };
   }
@@ -191,8 +197,10 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
       action: "Wait: the zone reaches every nameserver within minutes. Nothing to change.",
     };
 
-  const otherInZone = ofType.find((record) => !servesExpected(expected, record.content));
-  const otherInDns = answered.find((server) => valuesOf(server.answer).length > 0);
+  // For SPF, only other SPF records: an apex holds site-verification TXT records too.
+  const rival = (value: string) => expected.purpose !== "spf" || isSpfRecord(unquoteTxt(value));
+  const otherInZone = ofType.find((r) => !servesExpected(expected, r.content) && rival(r.content));
+  const otherInDns = answered.find((server) => valuesOf(server.answer).some(rival));
   if (ofType.some((record) => servesExpected(expected, record.content)) && servers.length > 0)
     return answered.length === 0
       ? noAnswer(where, servers)
@@ -222,9 +230,12 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
   }
 
   const doubledName = zone ? `${bare(expected.name)}.${bare(zone.name)}` : undefined;
+  // The expected value there (a wildcard's answer is not it), or a record of that very name.
   const doubledInZone =
     doubledName && (zone?.records ?? []).some((record) => sameName(record.name, doubledName));
-  const doubledInDns = (facts.doubled ?? []).some((server) => valuesOf(server.answer).length > 0);
+  const doubledInDns = (facts.doubled ?? []).some((server) =>
+    valuesOf(server.answer).some((v) => servesExpected(expected, v)),
+  );
   if (doubledInZone || doubledInDns)
     return {
       case: "wrong-name",
@@ -260,39 +271,3 @@ export function describe(answer: DnsAnswer): string {
 function bare(name: string): string {
   return name.replace(/\.$/, "");
 }
-
-/** A failing check's facts and case. */
-export interface CheckDiagnosis {
-  facts: DiagnosisFacts;
-  diagnosis: Diagnosis;
-}
-
-/** The diagnoses of the failing checks that have an expected record. */
-export type CheckDiagnoses = Partial<Record<CheckName, CheckDiagnosis>>;
-
-/** What one call of a `Diagnoser` may reuse or add. */
-export interface DiagnoseOptions {
-  /**
-   * Facts already gathered this poll: their DNS answers are reused (no query is sent again), only
-   * the service's status is taken anew. The wait passes them for the failure's final diagnosis.
-   * @default none: DNS is asked
-   */
-  known?: CheckDiagnoses;
-  /**
-   * Ask for the zone's records too (Cloudflare API requests, which are rate-limited account-wide):
-   * the wait asks once, for the failure's final diagnosis, never per poll. @default false
-   */
-  zone?: boolean;
-  /**
-   * How long the whole gather (every query of every check) may take; past it the call rejects,
-   * which a DNS-first wait counts as "DNS cannot tell". @default no bound beyond each query's
-   */
-  timeoutMs?: number;
-}
-
-/** Diagnoses the failing checks (`checkDiagnoser`: over DNS); `result` undefined: not checked yet. */
-export type Diagnoser = (
-  result: DomainCheck | undefined,
-  failing: readonly CheckName[],
-  options?: DiagnoseOptions,
-) => Promise<CheckDiagnoses>;

@@ -1,5 +1,6 @@
 import type { CheckName } from "../inputs";
-import { CheckDiagnoses, DiagnosisFacts, servesExpected } from "./diagnosis";
+import { DiagnosisFacts, servesExpected } from "./diagnosis";
+import type { CheckDiagnoses } from "./diagnoser";
 
 /**
  * A DNS-first wait (`WaitOptions.dnsFirst`): each poll asks DNS, which is cheap, and asks the

@@ -1,6 +1,6 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
-import type { CheckDiagnoses } from "./diagnosis";
+import type { CheckDiagnoses } from "./diagnoser";
 import { CASE_TITLES, diagnosisLines, wrap } from "./diagnosis-text";
 
 /** What a wait for the checks ended with (`waitForChecks`), which the reports describe. */

@@ -86,6 +86,37 @@ const CASES: [string, DiagnosisFacts, DiagnosisCase][] = [
     "wrong-name",
   ],
   ["DNS answers at the doubled name", facts(DKIM, { doubled: [at("ns1", KEY)] }), "wrong-name"],
+  // A zone full of other people's records (found by an adversarial review):
+  [
+    "an apex with site-verification TXT records and no SPF record",
+    facts(SPF_RECORD, {
+      zone: {
+        name: ZONE,
+        records: [{ name: SPF_RECORD.name, type: "TXT", content: '"google-site-verification=abc"' }],
+      },
+      authoritative: [
+        at("ns1", "google-site-verification=abc", "MS=ms123"),
+        at("ns2", "google-site-verification=abc"),
+      ],
+    }),
+    "not-published",
+  ],
+  [
+    "a proxied website (A at the apex) beside a missing SPF record",
+    facts(SPF_RECORD, {
+      zone: {
+        name: ZONE,
+        records: [{ name: SPF_RECORD.name, type: "A", content: "192.0.2.1", proxied: true }],
+      },
+      authoritative: [at("ns1"), at("ns2")],
+    }),
+    "not-published",
+  ],
+  [
+    "a wildcard CNAME answering at the doubled name",
+    facts(RETURN_PATH, { doubled: [at("ns1", "www.example.com")], authoritative: [at("ns1"), at("ns2")] }),
+    "not-published",
+  ],
   ["1 of 2 nameservers serve it", facts(DKIM, { authoritative: [at("ns1", KEY), nx("ns2")] }), "propagating"],
   [
     "the zone holds it and no nameserver serves it yet",
@@ -122,6 +153,19 @@ const CASES: [string, DiagnosisFacts, DiagnosisCase][] = [
 ];
 
 describe("diagnose", () => {
+  it("words an SPF record within 10 lookups but over another limit (void lookups) as permerror, not as 'over 10'", () => {
+    const diagnosis = diagnose(
+      facts(SPF_RECORD, {
+        authoritative: [at("ns1", SPF), at("ns2", SPF)],
+        spf: { total: 5, limit: 10, problem: "more than 2 such lookups is permerror (RFC 7208 §4.6.4)" },
+      }),
+    );
+    expect(diagnosis).toMatchObject({
+      case: "spf-too-many-lookups",
+      summary: "receivers return permerror for the SPF record served (it needs 5 DNS lookups)",
+    });
+  });
+
   it.each(CASES)("%s", (_title, given, expected) => {
     const diagnosis = diagnose(given);
     expect(diagnosis.case).toBe(expected);

@@ -1,6 +1,7 @@
 import type { DomainCheck } from "../../src/client";
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
-import { CheckDiagnoses, diagnose, DiagnosisFacts, ExpectedRecord } from "../../src/verification/diagnosis";
+import { diagnose, DiagnosisFacts, ExpectedRecord } from "../../src/verification/diagnosis";
+import type { CheckDiagnoses } from "../../src/verification/diagnoser";
 import { DnsQuery } from "../../src/verification/dns-facts";
 import { timeoutMessage } from "../../src/verification/report";
 import { waitForChecks, WaitOptions } from "../../src/verification/wait";

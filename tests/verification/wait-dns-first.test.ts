@@ -6,7 +6,8 @@ import {
   serviceCheckReason,
 } from "../../src/verification/dns-first";
 import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
-import type { CheckDiagnosis, DiagnosisCase } from "../../src/verification/diagnosis";
+import type { DiagnosisCase } from "../../src/verification/diagnosis";
+import type { CheckDiagnosis } from "../../src/verification/diagnoser";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
 
 /**
