@@ -21,7 +21,7 @@ const CHECKED_PURPOSES: ReadonlySet<string> = new Set(["spf", "dkim", "mx", "ret
  * standalone verification, an adopted domain): the wait is then the service's checks alone.
  */
 export function verificationDiagnoser(
-  inputs: Pick<VerificationInputs, "dnsRecords" | "zoneId">,
+  inputs: Pick<VerificationInputs, "dnsRecords" | "zoneId" | "timeoutSeconds">,
 ): Pick<WaitOptions, "diagnose" | "dnsFirst"> {
   const expected = expectedRecords(inputs.dnsRecords ?? []);
   if (expected.length === 0) return {};
@@ -33,7 +33,11 @@ export function verificationDiagnoser(
       dns: { ...(nameservers ? { nameservers } : {}), ...(resolver ? { resolver } : {}) },
       ...(inputs.zoneId ? zoneReader(inputs.zoneId) : {}),
     }),
-    dnsFirst: { serviceCheckCapMs: DEFAULT_SERVICE_CHECK_CAP_MS },
+    // A quarter of a short wait at most: a wait of a minute still asks the service 4 times while
+    // one nameserver lags, so one busy answer at the deadline cannot fail it.
+    dnsFirst: {
+      serviceCheckCapMs: Math.min(DEFAULT_SERVICE_CHECK_CAP_MS, (inputs.timeoutSeconds * 1000) / 4),
+    },
   };
 }
 

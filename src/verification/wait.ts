@@ -65,6 +65,8 @@ export async function waitForChecks(
   let polls = 0;
   let serviceChecks = 0;
   let lastServiceCheckAt = started;
+  // A service check that got no answer is asked again at the next poll, not a whole cap later.
+  let serviceUnanswered = false;
   let result: DomainCheck | undefined;
   let lastError: Error | undefined;
   let diagnosed: Pick<WaitOutcome, "diagnoses" | "diagnosisError"> = {};
@@ -85,7 +87,7 @@ export async function waitForChecks(
           sinceServiceCheckMs: now() - lastServiceCheckAt,
           capMs: dnsFirst.serviceCheckCapMs,
           atDeadline: deadline - now() <= 0,
-        }) !== undefined;
+        }) !== undefined || serviceUnanswered;
       // The progress line's, unless the service answers this poll (then classified again below).
       diagnosed = gathered;
     }
@@ -93,11 +95,13 @@ export async function waitForChecks(
     if (askService) {
       let checked = false;
       serviceChecks++;
-      lastServiceCheckAt = now();
+      serviceUnanswered = true;
       try {
         result = await check(requestTimeoutMs());
         lastError = undefined;
         checked = true;
+        serviceUnanswered = false;
+        lastServiceCheckAt = now();
         if (failingChecks(result, options.checks).length === 0)
           return { result, verified: true, polls, serviceChecks };
       } catch (error) {

@@ -106,6 +106,17 @@ describe("a DNS-first wait", () => {
     expect(counts.serviceChecks).toBe(4); // 30, 60, 90 s, and the deadline at 120 s
   });
 
+  it("asks the service again at the next poll when its check got no answer, not a whole cap later", async () => {
+    // The cap's check at 120 s meets an outage: asked again at 125 s, then at the deadline (130 s).
+    const { outcome, counts } = await runInWorld({
+      appearsAtMs: Infinity,
+      serviceDownAtMs: [120_000],
+      wait: { dnsFirst, timeoutMs: 130_000 },
+    });
+    expect(outcome).toMatchObject({ verified: false, serviceChecks: 3 });
+    expect(counts.lines.filter((line) => line.includes("(Missing;"))).not.toHaveLength(0);
+  });
+
   it("words a skipped poll from DNS, and a checked one with the service's status too", async () => {
     const { counts } = await runInWorld({ appearsAtMs: Infinity, wait: { dnsFirst, timeoutMs: 10_000 } });
     expect(counts.lines[0]).toBe("waiting for DKIM (not published), MX (not published); 10s left");
