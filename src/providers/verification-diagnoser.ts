@@ -1,7 +1,7 @@
 import * as log from "@pulumi/pulumi/log";
 import type { DnsRecord } from "../client";
 import { dnsRecordsApi } from "../cloudflare/dns-records";
-import { freshRecordsAt } from "../cloudflare/fresh-zone-reads";
+import { recentZoneRecords } from "../cloudflare/recent-zone-reads";
 import type { VerificationInputs } from "../inputs";
 import { checkDiagnoser } from "../verification/check-diagnosis";
 import type { ExpectedRecord } from "../verification/diagnosis";
@@ -31,7 +31,7 @@ export function verificationDiagnoser(
     diagnose: checkDiagnoser({
       expected,
       dns: { ...(nameservers ? { nameservers } : {}), ...(resolver ? { resolver } : {}) },
-      ...(inputs.zoneId ? zoneReader(inputs.zoneId) : {}),
+      ...(inputs.zoneId ? zoneReader(inputs.zoneId, Date.now()) : {}),
     }),
     // A quarter of a short wait at most: a wait of a minute still asks the service 4 times while
     // one nameserver lags, so one busy answer at the deadline cannot fail it.
@@ -54,12 +54,16 @@ export function expectedRecords(records: readonly DnsRecord[]): ExpectedRecord[]
 }
 
 /**
- * The zone's records at some names, through the reads claimed records share (a burst of failing
- * verifications in one zone costs one read of it). Without a Cloudflare token for the package's
- * own requests the zone is left out: the records may well be published with a token only the
- * program's Cloudflare provider has.
+ * The zone's records at some names, from a whole-zone read shared for a minute across this
+ * process's verifications (see `recent-zone-reads.ts`): 1,000 failures in one zone cost a read or
+ * two, not a request per name. Its retries are short: it only explains a failure. Without a
+ * Cloudflare token for the package's own requests the zone is left out: the records may well be
+ * published with a token only the program's Cloudflare provider has.
  */
-function zoneReader(zoneId: string): { zoneRecords?: Parameters<typeof checkDiagnoser>[0]["zoneRecords"] } {
+function zoneReader(
+  zoneId: string,
+  waitBegan: number,
+): { zoneRecords?: Parameters<typeof checkDiagnoser>[0]["zoneRecords"] } {
   let account: { baseUrl: string; apiToken: string };
   try {
     account = { baseUrl: cloudflareSetting("baseUrl"), apiToken: cloudflareSetting("apiToken") };
@@ -67,19 +71,29 @@ function zoneReader(zoneId: string): { zoneRecords?: Parameters<typeof checkDiag
     log.debug(`The zone's records are left out of the diagnosis: ${(error as Error).message}`);
     return {};
   }
-  const api = dnsRecordsApi(account);
+  const api = dnsRecordsApi({ ...account, budgetMs: ZONE_READ_BUDGET_MS });
   return {
     zoneRecords: async (names) => {
-      const held = await Promise.all(names.map((name) => freshRecordsAt(api, account, zoneId, name)));
+      const wanted = new Set(names.map(normalName));
+      const held = await recentZoneRecords(api, account, zoneId, waitBegan);
       return {
         zone: zoneId,
-        records: held.flat().map((record) => ({
-          name: record.name,
-          type: record.type,
-          content: record.content,
-          proxied: record.proxied,
-        })),
+        records: held
+          .filter((record) => wanted.has(normalName(record.name)))
+          .map((record) => ({
+            name: record.name,
+            type: record.type,
+            content: record.content,
+            proxied: record.proxied,
+          })),
       };
     },
   };
+}
+
+/** A read for a diagnosis gives up after this, retries included. */
+const ZONE_READ_BUDGET_MS = 10_000;
+
+function normalName(name: string): string {
+  return name.toLowerCase().replace(/\.$/, "");
 }

@@ -54,7 +54,9 @@ export function checkDiagnoser(options: DiagnoserOptions): Diagnoser {
       }),
     );
     const dns = await within(gathering, call.timeoutMs);
-    if (call.zone && options.zoneRecords) await addZone(dns, options.zoneRecords, cache);
+    // The zone only adds to what DNS says: a read that fails or is late leaves it out.
+    if (call.zone && options.zoneRecords)
+      await within(addZone(dns, options.zoneRecords, cache), call.timeoutMs).catch(() => undefined);
     const diagnoses: CheckDiagnoses = {};
     for (const [check, candidates] of dns) {
       const chosen = choose(candidates.map((facts) => classify(facts, serviceSays(result, check))));

@@ -121,7 +121,7 @@ export async function waitForChecks(
             options.diagnose,
             result,
             failing,
-            zoneAsked ? { zone: true } : undefined,
+            zoneAsked ? { zone: true, timeoutMs: finalDiagnosisBound(options.timeoutMs) } : undefined,
           );
         }
       }
@@ -129,7 +129,13 @@ export async function waitForChecks(
     const left = deadline - now();
     if (left <= 0) {
       if (result && options.diagnose && !zoneAsked)
-        diagnosed = await finalDiagnosis(options.diagnose, result, options.checks, diagnosed);
+        diagnosed = await finalDiagnosis(
+          options.diagnose,
+          result,
+          options.checks,
+          diagnosed,
+          options.timeoutMs,
+        );
       return { result, verified: false, polls, serviceChecks, lastError, ...diagnosed };
     }
 
@@ -167,15 +173,29 @@ async function diagnoseSafely(
  * records, asked now and only now (they cost Cloudflare requests). If that fails, the last poll's
  * diagnoses stand, with the error beside them.
  */
+/**
+ * How long the failure's last diagnosis (DNS again where the last poll's was lost, and the zone)
+ * may add to a wait past its timeout: a tenth of the wait, 1 to 10 s.
+ */
+export function finalDiagnosisBound(timeoutMs: number): number {
+  return Math.min(10_000, Math.max(MIN_CHECK_REQUEST_MS, timeoutMs / 10));
+}
+
 async function finalDiagnosis(
   diagnose: Diagnoser,
   result: DomainCheck,
   checks: readonly CheckName[],
   last: { diagnoses?: CheckDiagnoses; diagnosisError?: Error },
+  timeoutMs: number,
 ): Promise<{ diagnoses?: CheckDiagnoses; diagnosisError?: Error }> {
   const failing = failingChecks(result, checks);
-  if (failing.length === 0) return last;
-  const final = await diagnoseSafely(diagnose, result, failing, { zone: true, known: last.diagnoses });
+  // DNS that failed the last poll (silent or slow servers) would only fail again, past the timeout.
+  if (failing.length === 0 || (!last.diagnoses && last.diagnosisError)) return last;
+  const final = await diagnoseSafely(diagnose, result, failing, {
+    zone: true,
+    known: last.diagnoses,
+    timeoutMs: finalDiagnosisBound(timeoutMs),
+  });
   return final.diagnoses ? final : { ...last, ...final };
 }
 
