@@ -99,7 +99,8 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
   );
   const indent = 2 + widths[0] + 3 + widths[1] + 3;
   const textWidth = Math.max(20, width - indent);
-  const lines = [head, ""];
+  // A long domain name wraps too (a name has no spaces: `wrap` cuts it at the width).
+  const lines = [...wrap(head, width), ""];
   for (const cells of [header, ...rows]) {
     const text = wrap(cells[2], textWidth);
     const first = `  ${cells[0].padEnd(widths[0])}   ${cells[1].padEnd(widths[1])}   ${text[0] ?? ""}`;

@@ -28,7 +28,7 @@ function configured(): ConfiguredValues {
   return (processState().config ??= {});
 }
 
-/** `configure()` of every provider: remember the stack's connection settings. */
+/** `configure()` of every provider: remember the stack's connection settings, in place of any before. */
 export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
   const values = configured();
   const sources = [
@@ -46,7 +46,10 @@ export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): 
     } catch {
       value = undefined; // a host that never received Configure has no config to read
     }
+    // Each configure() carries the whole stack config: a setting it lacks is unset, not kept from
+    // an earlier stack (the test kit runs many stacks in one process).
     if (value) values[setting] = value;
+    else delete values[setting];
   }
 }
 
