@@ -6,13 +6,7 @@ import { DNS_NAMESERVERS_SETTING, DNS_RESOLVER_SETTING } from "../../src/provide
 import { zoneRecordsApi } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { publishAddresses } from "../support/service-spf";
-import {
-  claimedInputs,
-  claimedProvider,
-  configureClaimedProvider,
-  createClaimed,
-} from "../support/zone-harness";
-import { configureRequest } from "../support/providers";
+import { claimedInputs, configureClaimedProvider, createClaimed } from "../support/zone-harness";
 
 /**
  * The DNS server the SPF checks of a merge ask (stack config emailDelivery:dnsResolver, else
@@ -145,10 +139,7 @@ describe("the claimed record provider", () => {
 
   it("counts a merge's lookups through stack config emailDelivery:dnsResolver, refusing one over the limit", async () => {
     const zoneId = emulator().cloudflare.zones[0].id;
-    await configureClaimedProvider(emulator());
-    await claimedProvider.configure(
-      configureRequest({ "emailDelivery:dnsResolver": emulator().dns.address }),
-    );
+    await configureClaimedProvider(emulator(), { "emailDelivery:dnsResolver": emulator().dns.address });
     const name = uniqueDomain("claimed");
     const include = await includedRecord(name, 10);
     const mine = `v=spf1 include:${include} ~all`;

@@ -79,13 +79,20 @@ export function returnPathInputs(zoneId: string, name: string, policy: ClaimedRe
 
 export const claimedProvider = claimedRecordProvider;
 
-/** Configures the claimed record provider with the emulator's Cloudflare settings (in `beforeAll`). */
-export async function configureClaimedProvider(emulator: Emulator): Promise<void> {
+/**
+ * Configures the claimed record provider with the emulator's Cloudflare settings and `more` (in
+ * `beforeAll`): one configure() is the whole stack config, as the host sends it.
+ */
+export async function configureClaimedProvider(
+  emulator: Emulator,
+  more: Record<string, string> = {},
+): Promise<void> {
   forgetConfig();
   await claimedProvider.configure(
     configureRequest({
       "cloudflare:apiToken": emulator.cloudflare.apiToken,
       "cloudflare:baseUrl": emulator.cloudflare.url,
+      ...more,
     }),
   );
 }
