@@ -1,7 +1,6 @@
 import type { DnsRecord, DomainCheck } from "../client";
 import type { CheckName } from "../inputs/verification-inputs";
-import { expectedRecords } from "../providers/verification-diagnoser";
-import { checkDiagnoser } from "../verification/check-diagnosis";
+import { checkDiagnoser, expectedRecords } from "../verification/check-diagnosis";
 import type { DoctorDiagnosis } from "./report";
 
 /**

@@ -1,16 +1,11 @@
 import * as log from "@pulumi/pulumi/log";
-import type { DnsRecord } from "../client";
 import { dnsRecordsApi } from "../cloudflare/dns-records";
 import { recentZoneRecords } from "../cloudflare/recent-zone-reads";
 import type { VerificationInputs } from "../inputs";
-import { checkDiagnoser } from "../verification/check-diagnosis";
-import type { ExpectedRecord } from "../verification/diagnosis";
+import { checkDiagnoser, expectedRecords } from "../verification/check-diagnosis";
 import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../verification/dns-first";
 import type { WaitOptions } from "../verification/wait";
 import { cloudflareSetting, dnsNameserversSetting, dnsResolverSetting } from "./connection";
-
-/** The purposes the service's four checks look at; other records (DMARC, tracking) are not waited for. */
-const CHECKED_PURPOSES: ReadonlySet<string> = new Set(["spf", "dkim", "mx", "return_path"]);
 
 /**
  * What a verification's wait needs to explain itself and to spare the service: a diagnoser over
@@ -39,18 +34,6 @@ export function verificationDiagnoser(
       serviceCheckCapMs: Math.min(DEFAULT_SERVICE_CHECK_CAP_MS, (inputs.timeoutSeconds * 1000) / 4),
     },
   };
-}
-
-/** The records the checks look at, as the diagnosis names them. */
-export function expectedRecords(records: readonly DnsRecord[]): ExpectedRecord[] {
-  return records
-    .filter((record) => CHECKED_PURPOSES.has(record.purpose))
-    .map((record) => ({
-      purpose: record.purpose as ExpectedRecord["purpose"],
-      name: record.name,
-      type: record.type,
-      value: record.content,
-    }));
 }
 
 /**

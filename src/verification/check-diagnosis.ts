@@ -1,4 +1,4 @@
-import type { DomainCheck } from "../client";
+import type { DnsRecord, DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
 import { diagnose, DiagnosisFacts, ExpectedRecord, ZoneRecordFact } from "./diagnosis";
 import type { CheckDiagnoses, CheckDiagnosis, Diagnoser } from "./diagnoser";
@@ -169,4 +169,19 @@ async function within<T>(gathering: Promise<T>, timeoutMs: number | undefined): 
     clearTimeout(timer);
     gathering.catch(() => undefined); // lost the race: its late failure is nobody's
   }
+}
+
+/** The purposes the service's four checks look at; other records (DMARC, tracking) are not waited for. */
+const CHECKED_PURPOSES: ReadonlySet<string> = new Set(["spf", "dkim", "mx", "return_path"]);
+
+/** The records the checks look at, as the diagnosis names them. */
+export function expectedRecords(records: readonly DnsRecord[]): ExpectedRecord[] {
+  return records
+    .filter((record) => CHECKED_PURPOSES.has(record.purpose))
+    .map((record) => ({
+      purpose: record.purpose as ExpectedRecord["purpose"],
+      name: record.name,
+      type: record.type,
+      value: record.content,
+    }));
 }
