@@ -102,6 +102,8 @@ function sameName(a: string, b: string): boolean {
 export function servesExpected(expected: ExpectedRecord, value: string): boolean {
   const text = expected.type.toUpperCase() === "TXT" ? unquoteTxt(value) : value;
   if (sameContent(expected.type, expected.value, text)) return true;
+  // Postal compares a DKIM record trimmed and with its final ";" added if absent.
+  if (expected.purpose === "dkim") return dkimForm(text) === dkimForm(expected.value);
   if (expected.purpose !== "spf" || !isSpfRecord(text)) return false;
   try {
     const includes = serviceSpfIncludes(expected.value);
@@ -109,6 +111,21 @@ export function servesExpected(expected: ExpectedRecord, value: string): boolean
   } catch {
     return false; // a record that does not parse is not ours
   }
+}
+
+function dkimForm(value: string): string {
+  const trimmed = value.trim();
+  return trimmed.endsWith(";") ? trimmed : `${trimmed};`;
+}
+
+/**
+ * Whether one server's answer is what the check wants: the expected value among its values, and
+ * for DKIM the only value (Postal's check refuses more than one record at the name, first).
+ */
+export function answerServes(expected: ExpectedRecord, answer: DnsAnswer): boolean {
+  const values = valuesOf(answer);
+  if (expected.purpose === "dkim" && values.length > 1) return false;
+  return values.some((value) => servesExpected(expected, value));
 }
 
 /** The values of an answer (none for NXDOMAIN or an error). */
@@ -129,9 +146,7 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
   );
   const servers = authoritative.length > 0 ? authoritative : facts.recursive ? [facts.recursive] : [];
   const answered = servers.filter((server) => !("error" in server.answer));
-  const serving = answered.filter((server) =>
-    valuesOf(server.answer).some((v) => servesExpected(expected, v)),
-  );
+  const serving = answered.filter((server) => answerServes(expected, server.answer));
   const spfRecords = (server: ServerAnswer) =>
     valuesOf(server.answer).filter((v) => isSpfRecord(unquoteTxt(v)));
 
@@ -169,7 +184,7 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
       authoritative.length > 0 &&
       recursive &&
       !("error" in recursive.answer) &&
-      !valuesOf(recursive.answer).some((v) => servesExpected(expected, v))
+      !answerServes(expected, recursive.answer)
     )
       return {
         case: "propagating",
@@ -197,6 +212,13 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
       action: "Wait: the zone reaches every nameserver within minutes. Nothing to change.",
     };
 
+  const twice = expected.purpose === "dkim" && answered.find((a) => valuesOf(a.answer).length > 1);
+  if (twice)
+    return {
+      case: "other-value",
+      summary: `${where} has ${valuesOf(twice.answer).length} TXT records (${twice.server}); the service accepts exactly one`,
+      action: "Delete every record at the name but the expected one (an old key left beside the new?).",
+    };
   // For SPF, only other SPF records: an apex holds site-verification TXT records too.
   const rival = (value: string) => expected.purpose !== "spf" || isSpfRecord(unquoteTxt(value));
   const otherInZone = ofType.find((r) => !servesExpected(expected, r.content) && rival(r.content));

@@ -1,5 +1,5 @@
 import type { CheckName } from "../inputs";
-import { DiagnosisFacts, servesExpected } from "./diagnosis";
+import { answerServes, DiagnosisFacts } from "./diagnosis";
 import type { CheckDiagnoses } from "./diagnoser";
 
 /**
@@ -62,10 +62,7 @@ export function authoritativeShow(
 ): "all" | "not-all" | "no-answer" {
   const answered = facts.authoritative.filter((server) => !("error" in server.answer));
   if (answered.length === 0) return "no-answer";
-  const servedByAll = answered.every(
-    ({ answer }) =>
-      "values" in answer && answer.values.some((value) => servesExpected(facts.expected, value)),
-  );
+  const servedByAll = answered.every(({ answer }) => answerServes(facts.expected, answer));
   return servedByAll ? "all" : "not-all";
 }
 

@@ -86,6 +86,33 @@ const CASES: [string, DiagnosisFacts, DiagnosisCase][] = [
     "wrong-name",
   ],
   ["DNS answers at the doubled name", facts(DKIM, { doubled: [at("ns1", KEY)] }), "wrong-name"],
+  // DKIM as Postal's check judges it (found by an adversarial review):
+  [
+    "a DKIM record without its final ';'",
+    facts(DKIM, {
+      authoritative: [at("ns1", ` ${KEY}; `), at("ns2", KEY)],
+      service: { status: "OK", text: null },
+    }),
+    "ok",
+  ],
+  [
+    "two TXT records at the DKIM name (an old key left beside the new)",
+    facts(DKIM, {
+      zone: {
+        name: ZONE,
+        records: [
+          { name: DKIM.name, type: "TXT", content: quoteTxt(KEY) },
+          { name: DKIM.name, type: "TXT", content: quoteTxt(OLD_KEY) },
+        ],
+      },
+      authoritative: [at("ns1", KEY, OLD_KEY), at("ns2", KEY, OLD_KEY)],
+      service: {
+        status: "Invalid",
+        text: "There are 2 records for at postal-ab._domainkey.mail.example.com",
+      },
+    }),
+    "other-value",
+  ],
   // A zone full of other people's records (found by an adversarial review):
   [
     "an apex with site-verification TXT records and no SPF record",
