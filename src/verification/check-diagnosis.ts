@@ -48,7 +48,9 @@ export function checkDiagnoser(options: DiagnoserOptions): Diagnoser {
         if (known) return [check, [withoutService(known.facts)] as RecordFacts[]] as const;
         const candidates = options.expected.filter((record) => record.purpose === CHECK_PURPOSES[check]);
         const gathered = await Promise.all(
-          candidates.map((expected) => gatherDnsFacts(expected, options.dns, cache)),
+          candidates.map((expected) =>
+            gatherDnsFacts(expected, { ...options.dns, authoritativeOnly: call.brief === true }, cache),
+          ),
         );
         return [check, gathered] as const;
       }),

@@ -34,6 +34,12 @@ export interface DiagnoseOptions {
    * which a DNS-first wait counts as "DNS cannot tell". @default no bound beyond each query's
    */
   timeoutMs?: number;
+  /**
+   * Ask the authoritative nameservers only (a DNS-first poll: what decides whether to ask the
+   * service), leaving the resolver, the doubled name and SPF's lookups to the failure's diagnosis.
+   * @default false
+   */
+  brief?: boolean;
 }
 
 /** Diagnoses the failing checks (`checkDiagnoser`: over DNS); `result` undefined: not checked yet. */

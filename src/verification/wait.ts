@@ -80,7 +80,10 @@ export async function waitForChecks(
     let gathered: typeof diagnosed | undefined;
     if (dnsFirst) {
       const failing = result ? failingChecks(result, options.checks) : options.checks;
-      gathered = await diagnoseSafely(options.diagnose!, result, failing, { timeoutMs: requestTimeoutMs() });
+      gathered = await diagnoseSafely(options.diagnose!, result, failing, {
+        timeoutMs: requestTimeoutMs(),
+        brief: true,
+      });
       askService =
         serviceCheckReason({
           verdict: dnsVerdict(failing, gathered),
@@ -129,13 +132,7 @@ export async function waitForChecks(
     const left = deadline - now();
     if (left <= 0) {
       if (result && options.diagnose && !zoneAsked)
-        diagnosed = await finalDiagnosis(
-          options.diagnose,
-          result,
-          options.checks,
-          diagnosed,
-          options.timeoutMs,
-        );
+        diagnosed = await finalDiagnosis(options.diagnose, options, result, diagnosed, Boolean(dnsFirst));
       return { result, verified: false, polls, serviceChecks, lastError, ...diagnosed };
     }
 
@@ -183,20 +180,22 @@ export function finalDiagnosisBound(timeoutMs: number): number {
 
 async function finalDiagnosis(
   diagnose: Diagnoser,
+  { checks, timeoutMs }: WaitOptions,
   result: DomainCheck,
-  checks: readonly CheckName[],
   last: { diagnoses?: CheckDiagnoses; diagnosisError?: Error },
-  timeoutMs: number,
+  lastWasBrief: boolean,
 ): Promise<{ diagnoses?: CheckDiagnoses; diagnosisError?: Error }> {
   const failing = failingChecks(result, checks);
   // DNS that failed the last poll (silent or slow servers) would only fail again, past the timeout.
   if (failing.length === 0 || (!last.diagnoses && last.diagnosisError)) return last;
+  // A DNS-first poll's facts are brief (authoritative answers only): the failure asks again in full.
   const final = await diagnoseSafely(diagnose, result, failing, {
     zone: true,
-    known: last.diagnoses,
+    ...(lastWasBrief ? {} : { known: last.diagnoses }),
     timeoutMs: finalDiagnosisBound(timeoutMs),
   });
-  return final.diagnoses ? final : { ...last, ...final };
+  // A full diagnosis that failed leaves the last poll's, when it has one.
+  return final.diagnoses ? final : last.diagnoses ? last : { ...last, ...final };
 }
 
 /**
