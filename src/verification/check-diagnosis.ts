@@ -2,7 +2,16 @@ import type { DnsRecord, DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
 import { diagnose, DiagnosisFacts, ExpectedRecord, ZoneRecordFact } from "./diagnosis";
 import type { CheckDiagnoses, CheckDiagnosis, Diagnoser } from "./diagnoser";
-import { bareName, discoveryCache, DiscoveryCache, DnsFactsOptions, gatherDnsFacts } from "./dns-facts";
+import {
+  bareName,
+  DEFAULT_DNS_TIMEOUT_MS,
+  discoveryCache,
+  DiscoveryCache,
+  DnsFactsOptions,
+  DnsQuery,
+  gatherDnsFacts,
+  nodeDnsQuery,
+} from "./dns-facts";
 import { authoritativeShow } from "./dns-first";
 import { CHECKS } from "./report";
 
@@ -41,7 +50,16 @@ export interface DiagnoserOptions {
  */
 export function checkDiagnoser(options: DiagnoserOptions): Diagnoser {
   const cache = discoveryCache();
+  const query = options.dns?.query ?? nodeDnsQuery(options.dns?.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
   return async (result, failing, call = {}) => {
+    // One query per server, name and type in a call: MX's two hosts share their answers.
+    const asked = new Map<string, ReturnType<DnsQuery>>();
+    const once: DnsQuery = (server, name, type) => {
+      const key = `${server ?? ""} ${name.toLowerCase()} ${type}`;
+      let answer = asked.get(key);
+      if (!answer) asked.set(key, (answer = query(server, name, type)));
+      return answer;
+    };
     const gathering = Promise.all(
       failing.map(async (check) => {
         const known = call.known?.[check];
@@ -49,7 +67,11 @@ export function checkDiagnoser(options: DiagnoserOptions): Diagnoser {
         const candidates = options.expected.filter((record) => record.purpose === CHECK_PURPOSES[check]);
         const gathered = await Promise.all(
           candidates.map((expected) =>
-            gatherDnsFacts(expected, { ...options.dns, authoritativeOnly: call.brief === true }, cache),
+            gatherDnsFacts(
+              expected,
+              { ...options.dns, query: once, authoritativeOnly: call.brief === true },
+              cache,
+            ),
           ),
         );
         return [check, gathered] as const;

@@ -122,6 +122,21 @@ describe("checkDiagnoser", () => {
     return values ? { values } : { nxdomain: true };
   };
 
+  it("asks each server once per name and type in a call: an MX check's two hosts share the answer", async () => {
+    const asked: string[] = [];
+    const diagnoser = checkDiagnoser({
+      expected: [
+        { purpose: "mx", name: "mail.example.com", type: "MX", value: "mx1.postal.example" },
+        { purpose: "mx", name: "mail.example.com", type: "MX", value: "mx2.postal.example" },
+      ],
+      dns: { query: (server, name, type) => (asked.push(`${type} ${name}`), query(server, name, type)) },
+    });
+    const diagnoses = await diagnoser(undefined, ["mx"], { brief: true });
+    // The second host is the one missing: it is the one diagnosed.
+    expect(diagnoses.mx?.facts.expected.value).toBe("mx2.postal.example");
+    expect(asked.filter((line) => line === "MX mail.example.com")).toHaveLength(1);
+  });
+
   it("diagnoses each failing check by its expected record, with the zone's records when given", async () => {
     const asked: string[][] = [];
     const diagnoser = checkDiagnoser({
