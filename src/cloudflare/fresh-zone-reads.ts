@@ -42,13 +42,21 @@ export function freshRecordsAt(
   name: string,
 ): Promise<ZoneRecord[]> {
   const wanted = normalName(name);
-  const key = `${account.baseUrl} ${createHash("sha256").update(account.apiToken).digest("hex")} ${zoneId}`;
+  const key = accountZoneKey(account, zoneId);
   let zone = zones.get(key);
   if (!zone) zones.set(key, (zone = {}));
   let batch = zone.next;
   if (!batch) batch = zone.next = startBatch(api, zone, zoneId);
   batch.names.add(wanted);
   return batch.records.then((byName) => byName.get(wanted) ?? []);
+}
+
+/**
+ * One zone of one Cloudflare account (its base URL and token) as a key of process-wide state:
+ * only a hash of the token is kept.
+ */
+export function accountZoneKey(account: { baseUrl: string; apiToken: string }, zoneId: string): string {
+  return `${account.baseUrl} ${createHash("sha256").update(account.apiToken).digest("hex")} ${zoneId}`;
 }
 
 /** Forgets every zone's state (tests that count requests from a fresh process's point of view). */

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type { DnsRecordsApi } from "./dns-records";
+import { accountZoneKey } from "./fresh-zone-reads";
 import type { ZoneRecord } from "./zone-record";
 
 /**
@@ -28,7 +28,7 @@ export function recentZoneRecords(
   notBefore: number,
   now: () => number = Date.now,
 ): Promise<ZoneRecord[]> {
-  const key = `${account.baseUrl} ${createHash("sha256").update(account.apiToken).digest("hex")} ${zoneId}`;
+  const key = accountZoneKey(account, zoneId);
   const shared = reads.get(key);
   if (shared && shared.at >= notBefore && now() - shared.at < RECENT_ZONE_READ_MAX_AGE_MS)
     return shared.records;

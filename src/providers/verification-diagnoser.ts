@@ -3,6 +3,7 @@ import { dnsRecordsApi } from "../cloudflare/dns-records";
 import { recentZoneRecords } from "../cloudflare/recent-zone-reads";
 import type { VerificationInputs } from "../inputs";
 import { checkDiagnoser, expectedRecords } from "../verification/check-diagnosis";
+import { bareName } from "../verification/dns-facts";
 import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../verification/dns-first";
 import type { WaitOptions } from "../verification/wait";
 import { cloudflareSetting, dnsNameserversSetting, dnsResolverSetting } from "./connection";
@@ -57,12 +58,12 @@ function zoneReader(
   const api = dnsRecordsApi({ ...account, budgetMs: ZONE_READ_BUDGET_MS });
   return {
     zoneRecords: async (names) => {
-      const wanted = new Set(names.map(normalName));
+      const wanted = new Set(names.map(bareName));
       const held = await recentZoneRecords(api, account, zoneId, waitBegan);
       return {
         zone: zoneId,
         records: held
-          .filter((record) => wanted.has(normalName(record.name)))
+          .filter((record) => wanted.has(bareName(record.name)))
           .map((record) => ({
             name: record.name,
             type: record.type,
@@ -76,7 +77,3 @@ function zoneReader(
 
 /** A read for a diagnosis gives up after this, retries included. */
 const ZONE_READ_BUDGET_MS = 10_000;
-
-function normalName(name: string): string {
-  return name.toLowerCase().replace(/\.$/, "");
-}

@@ -196,7 +196,7 @@ async function within<T>(gathering: Promise<T>, timeoutMs: number | undefined): 
 }
 
 /** The purposes the service's four checks look at; other records (DMARC, tracking) are not waited for. */
-const CHECKED_PURPOSES: ReadonlySet<string> = new Set(["spf", "dkim", "mx", "return_path"]);
+const CHECKED_PURPOSES: ReadonlySet<string> = new Set(Object.values(CHECK_PURPOSES));
 
 /** The records the checks look at, as the diagnosis names them. */
 export function expectedRecords(records: readonly DnsRecord[]): ExpectedRecord[] {

@@ -1,5 +1,5 @@
 import { unquoteTxt } from "../dns/txt";
-import { describe, Diagnosis, DiagnosisFacts } from "./diagnosis";
+import { describe, Diagnosis, DiagnosisFacts, sameName } from "./diagnosis";
 
 /**
  * A diagnosis for people, beneath the check table: the case, the expected record, what the zone
@@ -27,10 +27,7 @@ export function diagnosisLines(label: string, facts: DiagnosisFacts, diagnosis: 
   row("expected", `${facts.expected.type.toUpperCase()} ${facts.expected.name}`);
   row("", JSON.stringify(facts.expected.value));
   if (facts.zone) {
-    const here = facts.zone.records.filter(
-      (record) =>
-        record.name.toLowerCase().replace(/\.$/, "") === facts.expected.name.toLowerCase().replace(/\.$/, ""),
-    );
+    const here = facts.zone.records.filter((record) => sameName(record.name, facts.expected.name));
     if (here.length === 0) row("zone", "nothing at this name");
     for (const record of here)
       row(

@@ -89,8 +89,8 @@ export interface Diagnosis {
   action: string;
 }
 
-/** Host names and TXT compared as Cloudflare and resolvers do. */
-function sameName(a: string, b: string): boolean {
+/** Host names compared as Cloudflare and resolvers do: without letter case or a final dot. */
+export function sameName(a: string, b: string): boolean {
   return a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
 }
 

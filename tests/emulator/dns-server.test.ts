@@ -12,6 +12,7 @@ import { RequestLog } from "../../emulator/http/request-log";
 import { RunningService, startHttpService } from "../../emulator/http/service";
 import { CloudflareDnsRecord, ZoneRecord } from "../../emulator/store/state";
 import { Store } from "../../emulator/store/store";
+import { storeRecord } from "../support/store-records";
 
 const HOST = "127.0.0.1";
 const TOKEN = "dns-test-token-0123456789abcdefghijklmnop";
@@ -20,30 +21,10 @@ let store: Store;
 let zone: ZoneRecord;
 let dns: { host: string; port: number; close(): Promise<void> };
 let cloudflare: RunningService;
-let sequence = 0;
 
 /** Puts a record straight into the store, as the stand-in would have stored it. */
-function addRecord(
-  fields: Partial<CloudflareDnsRecord> & Pick<CloudflareDnsRecord, "name" | "type" | "content">,
-) {
-  const now = new Date().toISOString();
-  const record: CloudflareDnsRecord = {
-    id: (++sequence).toString(16).padStart(32, "0"),
-    zoneId: zone.id,
-    ttl: 1,
-    proxied: false,
-    priority: null,
-    comment: null,
-    tags: [],
-    settings: {},
-    createdOn: now,
-    modifiedOn: now,
-    commentModifiedOn: null,
-    tagsModifiedOn: null,
-    ...fields,
-  };
-  store.state.cloudflare.records.push(record);
-  return record;
+function addRecord(fields: Parameters<typeof storeRecord>[2]): CloudflareDnsRecord {
+  return storeRecord(store, zone, fields);
 }
 
 function resolver(): dnsPromises.Resolver {

@@ -1,11 +1,12 @@
 import * as dgram from "node:dgram";
 import { addZone, zoneNameServers } from "../../emulator/cloudflare/zones";
 import { startDnsServer, RunningDnsServer } from "../../emulator/dns";
-import { CloudflareDnsRecord, ZoneRecord } from "../../emulator/store/state";
+import type { ZoneRecord } from "../../emulator/store/state";
 import { Store } from "../../emulator/store/store";
 import { quoteTxt } from "../../src/dns/txt";
 import { diagnose, ExpectedRecord } from "../../src/verification/diagnosis";
 import { DnsQuery, gatherDnsFacts, nodeDnsQuery } from "../../src/verification/dns-facts";
+import { storeRecord } from "../support/store-records";
 
 /**
  * The DNS facts gatherer over real DNS packets, against two of the emulator's DNS servers on
@@ -31,29 +32,13 @@ const NS_ADDRESSES = ["192.0.2.1", "192.0.2.2"];
 let fresh: { store: Store; zone: ZoneRecord; server: RunningDnsServer };
 let lagging: { store: Store; zone: ZoneRecord; server: RunningDnsServer };
 let silent: dgram.Socket;
-let sequence = 0;
 
 function addRecord(
   to: { store: Store; zone: ZoneRecord },
-  fields: Partial<CloudflareDnsRecord> & Pick<CloudflareDnsRecord, "name" | "type" | "content">,
+  fields: Parameters<typeof storeRecord>[2],
   zone = to.zone,
 ): void {
-  const now = new Date().toISOString();
-  to.store.state.cloudflare.records.push({
-    id: (++sequence).toString(16).padStart(32, "0"),
-    zoneId: zone.id,
-    ttl: 1,
-    proxied: false,
-    priority: null,
-    comment: null,
-    tags: [],
-    settings: {},
-    createdOn: now,
-    modifiedOn: now,
-    commentModifiedOn: null,
-    tagsModifiedOn: null,
-    ...fields,
-  });
+  storeRecord(to.store, zone, fields);
 }
 
 async function serve(): Promise<{ store: Store; zone: ZoneRecord; server: RunningDnsServer }> {
