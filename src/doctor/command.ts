@@ -1,6 +1,8 @@
 import { createClient, findDomain, isEmailApiError, type DomainCheck } from "../client";
 import { redact } from "../client/redact";
 import type { DnsRecord } from "../client";
+import { CHECK_NAMES } from "../inputs/verification-inputs";
+import { failingChecks } from "../verification/report";
 import { DOCTOR_USAGE, DoctorUsageError, doctorOptions, HELP_REQUESTED } from "./options";
 import type { DiagnosisRequest } from "./diagnosis";
 import { readRecords, RecordsError } from "./records";
@@ -87,14 +89,14 @@ export async function runDoctor(args: string[], io: DoctorIo): Promise<number> {
     io.stderr(`pulumi-email-delivery: ${redact(reason, secret)}\n`);
     return EXIT.usage;
   }
-  const failing = result ? doctorReport(options.domain, result).checks.filter((c) => !c.passed) : [];
+  const failing = result ? failingChecks(result, CHECK_NAMES) : [];
   let diagnosis: DoctorDiagnosis[] = [];
   let diagnosisError: string | undefined;
   if (result && failing.length > 0 && records && io.diagnose) {
     try {
       diagnosis = await io.diagnose({
         result,
-        failing: failing.map((c) => c.check),
+        failing,
         records,
         nameservers: options.nameservers,
       });
