@@ -2,7 +2,7 @@ import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
 import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { reclassify } from "./check-diagnosis";
 import type { CheckDiagnoses, DiagnoseOptions, Diagnoser } from "./diagnoser";
-import { DnsFirstOptions, dnsVerdict, serviceCheckReason } from "./dns-first";
+import { authoritativeShow, DnsFirstOptions, dnsVerdict, serviceCheckReason } from "./dns-first";
 import { describeFailing, failingChecks, formatDuration, notChecked, WaitOutcome } from "./report";
 
 export interface WaitOptions {
@@ -91,8 +91,8 @@ export async function waitForChecks(
           capMs: dnsFirst.serviceCheckCapMs,
           atDeadline: deadline - now() <= 0,
         }) !== undefined || serviceUnanswered;
-      // The progress line's, unless the service answers this poll (then classified again below).
-      diagnosed = gathered;
+      // The progress line's (classified again below if the service answers); a failed gather keeps the last's.
+      diagnosed = gathered.diagnoses ? gathered : { ...diagnosed, diagnosisError: gathered.diagnosisError };
     }
     let zoneAsked = false;
     if (askService) {
@@ -166,18 +166,19 @@ async function diagnoseSafely(
 }
 
 /**
- * A timed-out wait's diagnosis: the last poll's DNS facts (not asked again) with the zone's
- * records, asked now and only now (they cost Cloudflare requests). If that fails, the last poll's
- * diagnoses stand, with the error beside them.
- */
-/**
- * How long the failure's last diagnosis (DNS again where the last poll's was lost, and the zone)
- * may add to a wait past its timeout: a tenth of the wait, 1 to 10 s.
+ * How long the failure's last diagnosis may add past the timeout: a tenth of the wait, 3 to 10 s
+ * (a few dozen queries at most: a busy machine must not lose a short wait's diagnosis to its load).
  */
 export function finalDiagnosisBound(timeoutMs: number): number {
-  return Math.min(10_000, Math.max(MIN_CHECK_REQUEST_MS, timeoutMs / 10));
+  return Math.min(10_000, Math.max(3_000, timeoutMs / 10));
 }
 
+/**
+ * A timed-out wait's diagnosis, with the zone's records, asked now and only now (they cost
+ * Cloudflare requests): DNS asked in full after a DNS-first wait (its polls asked the nameservers
+ * only), else the last poll's facts reused. If that fails, the last poll's diagnoses stand, with
+ * the error beside them.
+ */
 async function finalDiagnosis(
   diagnose: Diagnoser,
   { checks, timeoutMs }: WaitOptions,
@@ -186,8 +187,11 @@ async function finalDiagnosis(
   lastWasBrief: boolean,
 ): Promise<{ diagnoses?: CheckDiagnoses; diagnosisError?: Error }> {
   const failing = failingChecks(result, checks);
-  // DNS that failed the last poll (silent or slow servers) would only fail again, past the timeout.
-  if (failing.length === 0 || (!last.diagnoses && last.diagnosisError)) return last;
+  // Nameservers that never answered in the wait (silent, unreachable) would not now either.
+  const answered = Object.values(last.diagnoses ?? {}).some(
+    (found) => found !== undefined && authoritativeShow(found.facts) !== "no-answer",
+  );
+  if (failing.length === 0 || !answered) return last;
   // A DNS-first poll's facts are brief (authoritative answers only): the failure asks again in full.
   const final = await diagnoseSafely(diagnose, result, failing, {
     zone: true,

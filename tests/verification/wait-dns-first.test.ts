@@ -7,7 +7,8 @@ import {
 } from "../../src/verification/dns-first";
 import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
 import type { DiagnosisCase } from "../../src/verification/diagnosis";
-import type { CheckDiagnosis } from "../../src/verification/diagnoser";
+import type { CheckDiagnosis, DiagnoseOptions } from "../../src/verification/diagnoser";
+import { waitForChecks } from "../../src/verification/wait";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
 
 /**
@@ -272,5 +273,72 @@ describe("describeFailing before the service's first check", () => {
     expect(
       describeFailing({ ...notChecked(), spfStatus: "Missing" }, ["spf"], { spf: diagnosed("ok") }),
     ).toBe("SPF (Missing; served as expected)");
+  });
+});
+
+describe("the failure's diagnosis after a DNS-first wait", () => {
+  const answered = (label: string): CheckDiagnosis => ({
+    facts: {
+      expected: WORLD_DKIM,
+      authoritative: [{ server: label, answer: { nxdomain: true } }],
+      service: { status: null, text: null },
+    },
+    diagnosis: { case: "not-published", summary: label, action: "" },
+  });
+
+  it("is made in full even when the deadline poll's DNS was late (a busy machine), from the earlier answers", async () => {
+    const calls: DiagnoseOptions[] = [];
+    let time = 0;
+    const outcome = await waitForChecks(
+      async () => ({
+        ...notChecked(),
+        dkimStatus: "Missing",
+        mxStatus: "OK",
+        spfStatus: "OK",
+        returnPathStatus: "OK",
+      }),
+      {
+        checks: ["dkim"],
+        timeoutMs: 10_000,
+        pollIntervalMs: 5_000,
+        maxPollIntervalMs: 5_000,
+        log: () => undefined,
+        now: () => time,
+        sleep: async (ms) => void (time += ms),
+        random: () => 0.5,
+        dnsFirst,
+        diagnose: async (_result, _failing, call = {}) => {
+          calls.push(call);
+          if (call.zone) return { dkim: answered("full") };
+          if (calls.length === 3) throw new Error("DNS did not answer within 1 s"); // the deadline poll
+          return { dkim: answered("brief") };
+        },
+      },
+    );
+    expect(calls.map((call) => Boolean(call.zone))).toEqual([false, false, false, true]);
+    expect(outcome.diagnoses?.dkim?.diagnosis.summary).toBe("full");
+  });
+
+  it("is not asked again when the nameservers never answered in the wait", async () => {
+    const calls: DiagnoseOptions[] = [];
+    let time = 0;
+    await waitForChecks(async () => ({ ...notChecked(), dkimStatus: "Missing" }), {
+      checks: ["dkim"],
+      timeoutMs: 10_000,
+      pollIntervalMs: 5_000,
+      maxPollIntervalMs: 5_000,
+      log: () => undefined,
+      now: () => time,
+      sleep: async (ms) => void (time += ms),
+      random: () => 0.5,
+      dnsFirst,
+      diagnose: async (_result, _failing, call = {}) => {
+        calls.push(call);
+        const silent = answered("silent");
+        silent.facts.authoritative = [{ server: "ns1", answer: { error: "timed out" } }];
+        return { dkim: silent };
+      },
+    });
+    expect(calls.some((call) => call.zone)).toBe(false);
   });
 });
