@@ -7,7 +7,8 @@ import {
 } from "../../src/verification/dns-first";
 import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
 import type { DiagnosisCase } from "../../src/verification/diagnosis";
-import type { CheckDiagnosis, DiagnoseOptions } from "../../src/verification/diagnoser";
+import type { CheckDiagnosis, DiagnoseOptions, Diagnoser } from "../../src/verification/diagnoser";
+import { ALL_CHECKS_OK } from "../support/checks";
 import { waitForChecks } from "../../src/verification/wait";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
 
@@ -285,44 +286,10 @@ describe("the failure's diagnosis after a DNS-first wait", () => {
     },
     diagnosis: { case: "not-published", summary: label, action: "" },
   });
-
-  it("is made in full even when the deadline poll's DNS was late (a busy machine), from the earlier answers", async () => {
-    const calls: DiagnoseOptions[] = [];
+  /** A 10 s DNS-first wait for DKIM, which the service never passes, on a fake clock. */
+  const waitWith = (diagnose: Diagnoser) => {
     let time = 0;
-    const outcome = await waitForChecks(
-      async () => ({
-        ...notChecked(),
-        dkimStatus: "Missing",
-        mxStatus: "OK",
-        spfStatus: "OK",
-        returnPathStatus: "OK",
-      }),
-      {
-        checks: ["dkim"],
-        timeoutMs: 10_000,
-        pollIntervalMs: 5_000,
-        maxPollIntervalMs: 5_000,
-        log: () => undefined,
-        now: () => time,
-        sleep: async (ms) => void (time += ms),
-        random: () => 0.5,
-        dnsFirst,
-        diagnose: async (_result, _failing, call = {}) => {
-          calls.push(call);
-          if (call.zone) return { dkim: answered("full") };
-          if (calls.length === 3) throw new Error("DNS did not answer within 1 s"); // the deadline poll
-          return { dkim: answered("brief") };
-        },
-      },
-    );
-    expect(calls.map((call) => Boolean(call.zone))).toEqual([false, false, false, true]);
-    expect(outcome.diagnoses?.dkim?.diagnosis.summary).toBe("full");
-  });
-
-  it("is not asked again when the nameservers never answered in the wait", async () => {
-    const calls: DiagnoseOptions[] = [];
-    let time = 0;
-    await waitForChecks(async () => ({ ...notChecked(), dkimStatus: "Missing" }), {
+    return waitForChecks(async () => ({ ...ALL_CHECKS_OK, dkimStatus: "Missing" }), {
       checks: ["dkim"],
       timeoutMs: 10_000,
       pollIntervalMs: 5_000,
@@ -332,12 +299,29 @@ describe("the failure's diagnosis after a DNS-first wait", () => {
       sleep: async (ms) => void (time += ms),
       random: () => 0.5,
       dnsFirst,
-      diagnose: async (_result, _failing, call = {}) => {
-        calls.push(call);
-        const silent = answered("silent");
-        silent.facts.authoritative = [{ server: "ns1", answer: { error: "timed out" } }];
-        return { dkim: silent };
-      },
+      diagnose,
+    });
+  };
+
+  it("is made in full even when the deadline poll's DNS was late (a busy machine), from the earlier answers", async () => {
+    const calls: DiagnoseOptions[] = [];
+    const outcome = await waitWith(async (_result, _failing, call = {}) => {
+      calls.push(call);
+      if (call.zone) return { dkim: answered("full") };
+      if (calls.length === 3) throw new Error("DNS did not answer within 1 s"); // the deadline poll
+      return { dkim: answered("brief") };
+    });
+    expect(calls.map((call) => Boolean(call.zone))).toEqual([false, false, false, true]);
+    expect(outcome.diagnoses?.dkim?.diagnosis.summary).toBe("full");
+  });
+
+  it("is not asked again when the nameservers never answered in the wait", async () => {
+    const calls: DiagnoseOptions[] = [];
+    await waitWith(async (_result, _failing, call = {}) => {
+      calls.push(call);
+      const silent = answered("silent");
+      silent.facts.authoritative = [{ server: "ns1", answer: { error: "timed out" } }];
+      return { dkim: silent };
     });
     expect(calls.some((call) => call.zone)).toBe(false);
   });
