@@ -5,7 +5,9 @@ import { CHECK_NAMES, dmarcProblems } from "../inputs";
 import { publishRecords, zonePreflight } from "./publish-records";
 import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
 import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
+import { domainSettings } from "./domain-settings";
 import { ServiceDomain } from "./service-domain";
+import { TYPE_TOKENS } from "./type-tokens";
 
 export type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 
@@ -96,8 +98,10 @@ export class Domain extends pulumi.ComponentResource {
   readonly verification: DomainVerification | undefined;
 
   constructor(name: string, args: DomainArgs, opts?: pulumi.ComponentResourceOptions) {
-    super("email-delivery:index:Domain", name, {}, opts);
-    const mx = args.mx ?? true;
+    // Its settings are its inputs (and among its outputs) so that policies can judge them.
+    const settings = domainSettings(args);
+    super(TYPE_TOKENS.Domain, name, settings, opts);
+    const mx = settings.mx;
     const dmarc = dmarcContent(name, args, this);
     const publishing = { domainName: args.name, upFront: !args.adopt, mx, dmarc };
     // The zone is looked at first: a record in the way fails before the domain is created.
@@ -142,6 +146,7 @@ export class Domain extends pulumi.ComponentResource {
     this.verified = verification ? verification.verified : pulumi.output(false);
 
     this.registerOutputs({
+      ...settings,
       domainId: this.domainId,
       uuid: this.uuid,
       dnsRecords: this.dnsRecords,

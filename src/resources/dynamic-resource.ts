@@ -1,9 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providerLoaderText, StoredProviderName } from "../providers/loader";
 import { warnIfHostLoadsAnotherCopy } from "./host-copy";
-
-/** The module part of this package's dynamic resource types (`…dynamic/email-delivery:Route`). */
-const MODULE = "email-delivery";
+import { dynamicTypeToken } from "./type-tokens";
 
 /**
  * A dynamic resource of this package. It is registered exactly as `pulumi.dynamic.Resource`
@@ -28,7 +26,7 @@ export abstract class EmailDeliveryDynamicResource extends pulumi.CustomResource
   ) {
     const unset = Object.fromEntries(outputs.map((output) => [output, undefined]));
     super(
-      `pulumi-nodejs:dynamic/${MODULE}:${type}`,
+      dynamicTypeToken(type),
       name,
       { ...inputs, ...unset, __provider: providerLoaderText(provider) },
       opts,

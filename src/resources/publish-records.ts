@@ -7,6 +7,7 @@ import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 import { DeclareRecord, recordDeclarer, thisStack, ZonePreflight } from "./record-declarer";
 import { reportTogether, ZoneConflict } from "./zone-conflicts";
 import { ZoneSurvey } from "./zone-survey";
+import { DEFAULT_RECORD_TTL } from "./domain-settings";
 
 /** What the `Domain` publishes besides the service's own records, and what it leaves out. */
 export interface PublishOptions {
@@ -67,7 +68,7 @@ export function zonePreflight(
   options: PublishOptions,
   parent: pulumi.Resource,
 ): ZonePreflight {
-  const ttlError = ttlProblem(settings.ttl ?? 300);
+  const ttlError = ttlProblem(settings.ttl ?? DEFAULT_RECORD_TTL);
   if (ttlError) throw new pulumi.ResourceError(`Domain ${name}: cloudflare.ttl ${ttlError}`, parent);
   // An id known as a plain value (stack config) is checked now; an output (a zone's `id`) is Cloudflare's own.
   const zoneProblem =

@@ -22,6 +22,7 @@ import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 import type { ExistingRecordPolicies } from "./existing-record-policies";
 import { reportTogether } from "./zone-conflicts";
 import type { ZoneSurvey } from "./zone-survey";
+import { DEFAULT_RECORD_TTL } from "./domain-settings";
 
 /** What the zone preflight (`zonePreflight`) leaves for the records it cleared to be declared. */
 export interface ZonePreflight {
@@ -46,7 +47,7 @@ export function recordDeclarer(
   { survey, policies, ready }: ZonePreflight,
   parent: pulumi.Resource,
 ): DeclareRecord {
-  const ttl = settings.ttl ?? 300;
+  const ttl = settings.ttl ?? DEFAULT_RECORD_TTL;
   const publisher = thisStack(parent);
   return (resourceName, purpose, type, record) => {
     const comment = recordComment(settings, purpose, publisher);

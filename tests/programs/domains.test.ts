@@ -82,28 +82,33 @@ describe("program: two domains and routes, preview", () => {
 
   it("fails a bad input at preview, naming the property, before anything is sent", async () => {
     emulator().requests.clear();
-    const run = await runProgram(
-      () => {
-        new Domain("bad", { name: "Mail.Example.com" });
-        // A plain domain id: a route that depended on the failed domain would never register.
-        new Route("bad-route", {
-          name: "help@x",
-          domainId: 1,
-          endpointId: 1,
-          mode: "Accept" as "Hold",
-        });
-        return {};
-      },
-      // After a failed check the engine stops; here the failed resources' outputs just never
-      // resolve, so the run ends at a short timeout instead.
-      { mode: "preview", emulator: emulator(), timeoutMs: 1500 },
-    );
-    const messages = run.errors.map((error) => error.message).join("\n");
-    expect(messages).toContain(
+    // One run per bad resource: the engine stops at the first failed check, and which of two
+    // concurrent registrations fails first is not fixed.
+    // After a failed check the engine stops; here the failed resources' outputs just never
+    // resolve, so each run ends at a short timeout instead.
+    const options = { mode: "preview", emulator: emulator(), timeoutMs: 1500 } as const;
+    const domainRun = await runProgram(() => {
+      new Domain("bad", { name: "Mail.Example.com" });
+      return {};
+    }, options);
+    const routeRun = await runProgram(() => {
+      // A plain domain id: a route that depended on the failed domain would never register.
+      new Route("bad-route", {
+        name: "help@x",
+        domainId: 1,
+        endpointId: 1,
+        mode: "Accept" as "Hold",
+      });
+      return {};
+    }, options);
+    const messages = (run: typeof domainRun) => run.errors.map((error) => error.message).join("\n");
+    expect(messages(domainRun)).toContain(
       'name: must be lowercase (the service refuses upper case): use "mail.example.com"',
     );
-    expect(messages).toContain('name: is the local part only, without "@domain": use "help"');
-    expect(messages).toContain('mode: must be one of Endpoint, Bounce, Hold, Reject, not the text "Accept"');
+    expect(messages(routeRun)).toContain('name: is the local part only, without "@domain": use "help"');
+    expect(messages(routeRun)).toContain(
+      'mode: must be one of Endpoint, Bounce, Hold, Reject, not the text "Accept"',
+    );
     expect(emulator().requests.all()).toEqual([]);
   });
 
