@@ -51,6 +51,33 @@ describe("entry points", () => {
     expect(files.filter((file) => /\/@pulumi\/cloudflare\//.test(file))).toEqual([]);
   });
 
+  it("no entry point loads @pulumi/policy (an optional peer); the policies load neither Pulumi's SDK nor Cloudflare's", async () => {
+    const loadedBy = async (entries: string[]) =>
+      JSON.parse(
+        await run(
+          process.execPath,
+          [
+            "-e",
+            entries.map((entry) => `require(${JSON.stringify(entry)});`).join("") +
+              "process.stdout.write(JSON.stringify(Object.keys(require.cache)))",
+          ],
+          { cwd: REPO_ROOT },
+        ),
+      ) as string[];
+    const every = await loadedBy([
+      "pulumi-email-delivery",
+      "pulumi-email-delivery/providers",
+      "pulumi-email-delivery/testing",
+      "pulumi-email-delivery/emulator",
+      "pulumi-email-delivery/policy",
+    ]);
+    expect(every.some((file) => file.includes("/dist/src/policy/"))).toBe(true);
+    expect(every.filter((file) => file.includes("/@pulumi/policy/"))).toEqual([]);
+    // A policy pack starts for every preview: the policies need only the package's DNS code.
+    const policies = await loadedBy(["pulumi-email-delivery/policy"]);
+    expect(policies.filter((file) => /\/@pulumi\/(pulumi|cloudflare)\//.test(file))).toEqual([]);
+  });
+
   it("pulumi-email-delivery/emulator starts and stops an emulator on free ports", async () => {
     const loaded = await run(
       process.execPath,
@@ -87,7 +114,7 @@ describe("entry points", () => {
           }[resolution],
         };
         const declarations = Object.fromEntries(
-          ["", "/providers", "/emulator", "/testing"].map((subpath) => {
+          ["", "/providers", "/emulator", "/testing", "/policy"].map((subpath) => {
             const resolved = ts.resolveModuleName(
               `pulumi-email-delivery${subpath}`,
               path.join(project, "index.ts"),
@@ -102,6 +129,7 @@ describe("entry points", () => {
           "/providers": "dist/src/providers-entry.d.ts",
           "/emulator": "dist/emulator/index.d.ts",
           "/testing": "dist/testing/index.d.ts",
+          "/policy": "dist/src/policy/index.d.ts",
         });
       } finally {
         await fs.rm(project, { recursive: true, force: true });

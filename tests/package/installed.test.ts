@@ -181,7 +181,9 @@ afterAll(async () => {
 it("npm pack (of a clean clone built by its prepare script) ships the compiled package and its documents, nothing else", async () => {
   await installs.get("tarball");
   const documents = ["CHANGELOG.md", "LICENSE", "README.md", "package.json"];
-  expect(packed.files.filter((file) => !file.startsWith("dist/"))).toEqual(documents);
+  // The ready policy pack: a folder users name in `pulumi preview --policy-pack`.
+  const policyPack = ["policy-pack/PulumiPolicy.yaml", "policy-pack/index.js", "policy-pack/package.json"];
+  expect(packed.files.filter((file) => !file.startsWith("dist/"))).toEqual([...documents, ...policyPack]);
   const compiled = packed.files.filter((file) => file.startsWith("dist/"));
   expect(compiled.every((file) => /^dist\/(src|emulator|testing)\/.+\.(js|d\.ts)$/.test(file))).toBe(true);
   for (const entry of [
@@ -190,6 +192,7 @@ it("npm pack (of a clean clone built by its prepare script) ships the compiled p
     "emulator/index",
     "emulator/bin",
     "src/doctor/bin",
+    "src/policy/index",
     "testing/index",
   ]) {
     expect(compiled).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.d.ts`]));
@@ -249,6 +252,18 @@ it("installed from tarball: the doctor command runs from the project (npx)", asy
   });
   expect(help).toMatch(/^Usage: pulumi-email-delivery doctor <domain> \[options\]/);
   expect(help).toContain("--records FILE");
+}, 600_000);
+
+it("installed from tarball: the policies load from the project, which has no @pulumi/policy", async () => {
+  const { project } = await installs.get("tarball")!;
+  const names = await run(
+    process.execPath,
+    ["-e", 'process.stdout.write(JSON.stringify(require("pulumi-email-delivery/policy").POLICY_NAMES))'],
+    { cwd: project.dir },
+  );
+  expect(JSON.parse(names)).toContain("email-spf-record");
+  // An optional peer: npm installs it only when the project asks for it (a policy pack does).
+  await expect(fs.access(path.join(project.dir, "node_modules/@pulumi/policy"))).rejects.toThrow();
 }, 600_000);
 
 it("installed from tarball: the emulator's command runs from the project (npx), and starts and stops", async () => {

@@ -1,0 +1,167 @@
+import { DMARC_RECORD_PREFIX } from "../dns/dmarc-args";
+import { parseDmarc } from "../dns/dmarc";
+import { unquoteTxt } from "../dns/txt";
+import { resourceRule, ResourceSubject, stackRule } from "./policy-kit";
+import { knownString, UNKNOWN } from "./props";
+import { domainFacts, domainLabel, isDomainChild, recordFacts, recordLabel, TYPE_TOKENS } from "./resources";
+import { currentStack, DEFAULT_PRODUCTION_STACKS, notProduction, productionStacksSchema } from "./stage";
+
+/**
+ * DMARC posture (RFC 7489): every domain that sends publishes a policy, with aggregate reports
+ * going somewhere, its subdomains' policy said, and in production a policy that protects
+ * (`quarantine` or `reject`). A policy is read from a `Domain`'s `dmarc` settings or, for one
+ * published by hand, from a `cloudflare.DnsRecord` at `_dmarc.<name>` through the package's own
+ * DMARC parser (`parseDmarc`).
+ */
+
+/** A DMARC policy as the rules judge it, whichever way it was declared. */
+interface DmarcSubject {
+  /** How messages name it. */
+  label: string;
+  /** The domain it protects. */
+  domain: string | undefined;
+  /** `p`, lowercase. */
+  policy: string | undefined;
+  /** `sp`, lowercase, when said. */
+  subdomainPolicy: string | undefined;
+  /** `rua`'s URIs. */
+  aggregateReports: string[];
+  /** How to change it: in the `Domain`'s settings, or in the record's content. */
+  via: "settings" | "record";
+}
+
+const ENFORCING = ["quarantine", "reject"];
+
+/** The DMARC policy a resource declares, or undefined when it declares none (or it is not known yet). */
+function dmarcSubject(subject: ResourceSubject<object>): DmarcSubject | undefined {
+  if (subject.type === TYPE_TOKENS.Domain) {
+    const domain = domainFacts(subject.name, subject.props);
+    if (!domain?.dmarc) return undefined;
+    const reports = domain.dmarc.aggregateReports;
+    return {
+      label: domainLabel(domain),
+      domain: domain.name,
+      policy: knownString(domain.dmarc.policy),
+      subdomainPolicy: knownString(domain.dmarc.subdomainPolicy),
+      aggregateReports: Array.isArray(reports) ? reports.filter((uri) => typeof uri === "string") : [],
+      via: "settings",
+    };
+  }
+  // A Domain's own DMARC record is judged through the Domain's settings, once.
+  if (isDomainChild(subject.parent)) return undefined;
+  const record = recordFacts(subject.type, subject.name, subject.props);
+  if (!record || record.type !== "TXT" || !record.name?.startsWith(`${DMARC_RECORD_PREFIX}.`))
+    return undefined;
+  if (record.content === UNKNOWN)
+    subject.notApplicable("the record's content is not known until `pulumi up`");
+  const tags = typeof record.content === "string" ? parseDmarc(unquoteTxt(record.content)) : undefined;
+  if (!tags) return undefined;
+  return {
+    label: recordLabel(record),
+    domain: record.name.slice(DMARC_RECORD_PREFIX.length + 1),
+    policy: tags.p?.toLowerCase(),
+    subdomainPolicy: tags.sp?.toLowerCase(),
+    aggregateReports: (tags.rua ?? "")
+      .split(",")
+      .map((uri) => uri.trim())
+      .filter((uri) => uri !== ""),
+    via: "record",
+  };
+}
+
+/** `dmarc.policy` or `p=` in the record's content, as the subject is changed. */
+function where(dmarc: DmarcSubject, setting: "policy" | "subdomainPolicy" | "aggregateReports"): string {
+  const tags = { policy: "p", subdomainPolicy: "sp", aggregateReports: "rua" };
+  return dmarc.via === "settings" ? `dmarc.${setting}` : `the record's ${tags[setting]}= tag`;
+}
+
+/** `email-dmarc-published` (stack, advisory): every Domain publishing in Cloudflare has a DMARC policy, its own or a record of the stack at `_dmarc.<name>`. */
+export const dmarcPublished = stackRule({
+  name: "email-dmarc-published",
+  description: "Every sending domain publishes a DMARC policy.",
+  enforcementLevel: "advisory",
+  remediationSteps:
+    'Give the Domain `dmarc: { policy: "none", aggregateReports: ["mailto:…"] }`, read the reports, then raise the policy.',
+  validate(resources, _config, report) {
+    const published = new Set(
+      resources
+        .map((resource) => recordFacts(resource.type, resource.name, resource.props))
+        .filter((record) => record?.type === "TXT" && record.name?.startsWith(`${DMARC_RECORD_PREFIX}.`))
+        .map((record) => record!.name!.slice(DMARC_RECORD_PREFIX.length + 1)),
+    );
+    for (const resource of resources) {
+      if (resource.type !== TYPE_TOKENS.Domain) continue;
+      const domain = domainFacts(resource.name, resource.props);
+      // DNS hosted elsewhere is published elsewhere: this stack cannot tell.
+      if (!domain?.cloudflare || domain.dmarc || !domain.name || published.has(domain.name)) continue;
+      report(
+        `${domainLabel(domain)} publishes no DMARC policy, so receivers have no instruction for mail that ` +
+          `fails SPF and DKIM in its name. Add dmarc: { policy: "none", aggregateReports: ["mailto:dmarc@${domain.name}"] } ` +
+          `to the Domain, read the reports, then raise the policy to "quarantine" or "reject".`,
+        resource.urn,
+      );
+    }
+  },
+});
+
+/** `email-dmarc-enforced` (advisory): in production stacks, `p` and `sp` are "quarantine" or "reject". */
+export const dmarcEnforced = resourceRule<{ productionStacks: string[] }>({
+  name: "email-dmarc-enforced",
+  description: 'In production, DMARC asks receivers to act: p and sp are "quarantine" or "reject".',
+  enforcementLevel: "advisory",
+  config: { productionStacks: productionStacksSchema(DEFAULT_PRODUCTION_STACKS) },
+  validate(subject, report) {
+    const dmarc = dmarcSubject(subject);
+    if (!dmarc) return;
+    const skip = notProduction(subject.config.productionStacks);
+    if (skip) subject.notApplicable(skip);
+    const stack = `in production stack "${currentStack()}"`;
+    if (dmarc.policy !== undefined && !ENFORCING.includes(dmarc.policy)) {
+      report(
+        `${dmarc.label} publishes DMARC p=${dmarc.policy} ${stack}: receivers only report mail that fails DMARC. ` +
+          `Set ${where(dmarc, "policy")} to "quarantine" or "reject" once the aggregate reports show only your own senders.`,
+      );
+    }
+    const subdomains = dmarc.subdomainPolicy ?? dmarc.policy;
+    if (subdomains !== undefined && subdomains !== dmarc.policy && !ENFORCING.includes(subdomains)) {
+      report(
+        `${dmarc.label} publishes DMARC sp=${subdomains} ${stack}: mail in its subdomains' names that fails ` +
+          `DMARC is only reported. Set ${where(dmarc, "subdomainPolicy")} to "quarantine" or "reject".`,
+      );
+    }
+  },
+});
+
+/** `email-dmarc-subdomain-policy` (advisory): the DMARC policy says what applies to subdomains (`sp`). */
+export const dmarcSubdomainPolicy = resourceRule({
+  name: "email-dmarc-subdomain-policy",
+  description: "A DMARC policy says what applies to the domain's subdomains (sp).",
+  enforcementLevel: "advisory",
+  validate(subject, report) {
+    const dmarc = dmarcSubject(subject);
+    if (!dmarc || dmarc.subdomainPolicy !== undefined) return;
+    const suggestion = dmarc.policy && ENFORCING.includes(dmarc.policy) ? dmarc.policy : "reject";
+    report(
+      `${dmarc.label} does not say the DMARC policy of its subdomains (sp), so receivers apply ` +
+        `p=${dmarc.policy ?? "?"} to them too, whether or not they send mail. Say it: set ` +
+        `${where(dmarc, "subdomainPolicy")} (for example "${suggestion}" when no subdomain sends mail).`,
+    );
+  },
+});
+
+/** `email-dmarc-aggregate-reports` (advisory): the DMARC policy asks for aggregate reports (`rua`). */
+export const dmarcAggregateReports = resourceRule({
+  name: "email-dmarc-aggregate-reports",
+  description: "A DMARC policy sends aggregate reports somewhere (rua).",
+  enforcementLevel: "advisory",
+  validate(subject, report) {
+    const dmarc = dmarcSubject(subject);
+    if (!dmarc || dmarc.aggregateReports.length > 0) return;
+    const address = `mailto:dmarc@${dmarc.domain ?? "example.com"}`;
+    report(
+      `${dmarc.label} asks for no DMARC aggregate reports (rua), so nobody sees who sends mail in the ` +
+        `domain's name or whether it passes. Set ${where(dmarc, "aggregateReports")} ` +
+        `(for example ${dmarc.via === "settings" ? `["${address}"]` : address}).`,
+    );
+  },
+});

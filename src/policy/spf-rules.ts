@@ -1,0 +1,178 @@
+import { SPF_LOOKUP_LIMIT, spfLookupTerms } from "../dns/spf-lookup-count";
+import { isAll, isSpfRecord, parseSpf } from "../dns/spf-record";
+import { readSpfTerms } from "../dns/spf-syntax";
+import { unquoteTxt } from "../dns/txt";
+import { ExistingRecordPolicies } from "../resources/existing-record-policies";
+import { resourceRule, stackRule } from "./policy-kit";
+import { UNKNOWN } from "./props";
+import {
+  DomainFacts,
+  domainFacts,
+  domainLabel,
+  isDomainChild,
+  RecordFacts,
+  recordFacts,
+  recordLabel,
+  TYPE_TOKENS,
+} from "./resources";
+
+/**
+ * SPF (RFC 7208) as receivers read it, with the package's own parser: a record that reads, within
+ * the 10 DNS lookups a receiver makes for it, that ends in an `all` which does not let anyone
+ * send (`+all`, or `?all`, which says nothing), and one SPF record per name in the stack.
+ */
+
+/** A `Domain`'s own SPF record: the DnsRecord `<name>-spf`, or a claimed record for SPF. */
+function isDomainSpf(record: RecordFacts, parent: string | undefined): boolean {
+  if (record.purpose !== undefined) return record.purpose === "spf";
+  return isDomainChild(parent) && record.resourceName.endsWith("-spf");
+}
+
+/**
+ * `email-spf-record` (mandatory): an SPF record declared in the stack reads (RFC 7208 §12), needs at
+ * most 10 DNS lookups by its own terms (the lookups inside what it includes need DNS queries, which
+ * a policy does not make), and ends in `-all` or `~all`.
+ */
+export const spfRecord = resourceRule({
+  name: "email-spf-record",
+  description: "An SPF record reads, needs at most 10 DNS lookups, and ends in -all or ~all.",
+  enforcementLevel: "mandatory",
+  validate(subject, report) {
+    const record = recordFacts(subject.type, subject.name, subject.props);
+    if (!record || record.type !== "TXT") return;
+    if (record.content === UNKNOWN) {
+      if (isDomainSpf(record, subject.parent)) {
+        subject.notApplicable(
+          "the SPF record's content is the service's, known once it has answered (`pulumi up`)",
+        );
+      }
+      return;
+    }
+    const text = typeof record.content === "string" ? unquoteTxt(record.content) : "";
+    if (!isSpfRecord(text)) return;
+    if (record.policy === "merge") {
+      subject.notApplicable(
+        "merged into the zone's SPF record at `pulumi up`: the record published is the zone's, which a policy cannot read",
+      );
+    }
+    const label = recordLabel(record);
+    const syntax = readSpfTerms(text);
+    if ("error" in syntax) {
+      report(
+        `${label} is not an SPF record receivers can read: "${syntax.error.term}" ${syntax.error.rule}. ` +
+          "Every check of mail in its name is then a permerror: correct the term.",
+      );
+      return;
+    }
+    const lookups = spfLookupTerms(text);
+    if (lookups.length > SPF_LOOKUP_LIMIT) {
+      report(
+        `${label} needs at least ${lookups.length} DNS lookups (${lookups.map((term) => term.text).join(", ")}), ` +
+          `over RFC 7208's limit of ${SPF_LOOKUP_LIMIT}: receivers answer permerror. Replace includes with the ` +
+          "ip4:/ip6: ranges they stand for, or drop senders you no longer use.",
+      );
+    }
+    const all = parseSpf(text)?.terms.find(isAll);
+    if (
+      all &&
+      all.kind === "mechanism" &&
+      (all.qualifier === "" || all.qualifier === "+" || all.qualifier === "?")
+    ) {
+      const what =
+        all.qualifier === "?"
+          ? "says nothing about other senders (?all)"
+          : "lets any server send as the domain";
+      report(`${label} ${what}: "${all.text}". End it with "-all" or "~all".`);
+    }
+  },
+});
+
+/** Who publishes an SPF record at a name: a Domain (its settings), or a record declared by hand. */
+interface SpfPublisher {
+  name: string;
+  zoneId: string | undefined;
+  label: string;
+  urn: string;
+  domain?: DomainFacts;
+  dependencies: string[];
+}
+
+/**
+ * A Domain that merges into a record of the stack: `existingRecords.spf: "merge"`, created after
+ * that record (`dependsOn`), so the zone holds one SPF record with the service's include in it.
+ */
+function mergesInto(domain: SpfPublisher, record: SpfPublisher): boolean {
+  if (!domain.domain || record.domain) return false;
+  let policy: string;
+  try {
+    policy = ExistingRecordPolicies.from(domain.domain.cloudflare?.existingRecords as never).of("spf");
+  } catch {
+    return false; // the Domain itself refuses such settings at preview
+  }
+  return policy === "merge" && domain.dependencies.includes(record.urn);
+}
+
+/**
+ * `email-spf-single-record` (stack, mandatory): no two SPF records at one name in the stack, a
+ * Domain's included, unless the Domain merges into the other (`existingRecords.spf: "merge"` and
+ * `dependsOn` on it).
+ */
+export const spfSingleRecord = stackRule({
+  name: "email-spf-single-record",
+  description: "A name has one SPF record: two make every check of mail in its name a permerror.",
+  enforcementLevel: "mandatory",
+  validate(resources, _config, report) {
+    const publishers: SpfPublisher[] = [];
+    for (const resource of resources) {
+      if (resource.type === TYPE_TOKENS.Domain) {
+        const domain = domainFacts(resource.name, resource.props);
+        if (!domain?.cloudflare || !domain.name) continue;
+        const zoneId = domain.cloudflare.zoneId;
+        publishers.push({
+          name: domain.name,
+          zoneId,
+          label: domainLabel(domain),
+          urn: resource.urn,
+          domain,
+          dependencies: resource.dependencies,
+        });
+        continue;
+      }
+      // A Domain's own SPF record is counted as the Domain's.
+      if (resource.parent?.type === TYPE_TOKENS.Domain) continue;
+      const record = recordFacts(resource.type, resource.name, resource.props);
+      if (!record?.name || record.type !== "TXT" || typeof record.content !== "string") continue;
+      if (!isSpfRecord(unquoteTxt(record.content))) continue;
+      publishers.push({
+        name: record.name,
+        zoneId: record.zoneId,
+        label: recordLabel(record),
+        urn: resource.urn,
+        dependencies: resource.dependencies,
+      });
+    }
+    for (const [index, publisher] of publishers.entries()) {
+      const others = publishers.filter(
+        (other, at) =>
+          at !== index &&
+          other.name === publisher.name &&
+          (other.zoneId === undefined ||
+            publisher.zoneId === undefined ||
+            other.zoneId === publisher.zoneId) &&
+          !mergesInto(publisher, other) &&
+          !mergesInto(other, publisher),
+      );
+      if (others.length === 0) continue;
+      const fix = publisher.domain
+        ? " Keep one: put your senders and the service's include in one record, and give this Domain " +
+          'cloudflare.existingRecords: { spf: "merge" } with dependsOn on that record, so the include is merged into it.'
+        : " Keep one record with every sender in it.";
+      report(
+        `${publisher.label} publishes an SPF record at ${publisher.name}, and so does ` +
+          `${others.map((other) => other.label).join(" and ")}. A name may have one (RFC 7208 §3.2); with two, ` +
+          `receivers answer permerror for every message.${fix}`,
+        publisher.urn,
+      );
+    }
+  },
+});
