@@ -1,5 +1,6 @@
 import { ExistingRecordPolicies } from "../resources/existing-record-policies";
 import { stackRule } from "./policy-kit";
+import { groupBy } from "./props";
 import { domainFacts, domainLabel, recordFacts, recordLabel, TYPE_TOKENS } from "./resources";
 
 /**
@@ -18,6 +19,7 @@ export const mxSingleProvider = stackRule({
       const record = recordFacts(resource.type, resource.name, resource.props);
       return record?.type === "MX" && record.name ? [{ record, parent: resource.parent?.urn }] : [];
     });
+    const mxAt = groupBy(mxRecords, ({ record }) => record.name!);
     for (const resource of resources) {
       if (resource.type !== TYPE_TOKENS.Domain) continue;
       const domain = domainFacts(resource.name, resource.props);
@@ -30,10 +32,9 @@ export const mxSingleProvider = stackRule({
       }
       if (policy === "add") continue;
       const zoneId = domain.cloudflare.zoneId;
-      const others = mxRecords.filter(
+      const others = (mxAt.get(domain.name) ?? []).filter(
         ({ record, parent }) =>
           parent !== resource.urn &&
-          record.name === domain.name &&
           (zoneId === undefined || record.zoneId === undefined || record.zoneId === zoneId),
       );
       if (others.length === 0) continue;

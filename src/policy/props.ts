@@ -68,3 +68,14 @@ export function knownObject(value: unknown): PlainProps | undefined {
 export function dnsName(name: string): string {
   return name.toLowerCase().replace(/\.$/, "");
 }
+
+/** `items` by `key` (Node 20 has no `Map.groupBy`). */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}

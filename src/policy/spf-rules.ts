@@ -4,7 +4,7 @@ import { readSpfTerms } from "../dns/spf-syntax";
 import { unquoteTxt } from "../dns/txt";
 import { ExistingRecordPolicies } from "../resources/existing-record-policies";
 import { resourceRule, stackRule } from "./policy-kit";
-import { UNKNOWN } from "./props";
+import { groupBy, UNKNOWN } from "./props";
 import {
   DomainFacts,
   domainFacts,
@@ -151,17 +151,20 @@ export const spfSingleRecord = stackRule({
         dependencies: resource.dependencies,
       });
     }
-    for (const [index, publisher] of publishers.entries()) {
-      const others = publishers.filter(
-        (other, at) =>
-          at !== index &&
-          other.name === publisher.name &&
-          (other.zoneId === undefined ||
-            publisher.zoneId === undefined ||
-            other.zoneId === publisher.zoneId) &&
-          !mergesInto(publisher, other) &&
-          !mergesInto(other, publisher),
-      );
+    // By name: a stack of a thousand domains compares each with the few at its name.
+    const atName = groupBy(publishers, (publisher) => publisher.name);
+    for (const publisher of publishers) {
+      const others = atName
+        .get(publisher.name)!
+        .filter(
+          (other) =>
+            other !== publisher &&
+            (other.zoneId === undefined ||
+              publisher.zoneId === undefined ||
+              other.zoneId === publisher.zoneId) &&
+            !mergesInto(publisher, other) &&
+            !mergesInto(other, publisher),
+        );
       if (others.length === 0) continue;
       const fix = publisher.domain
         ? " Keep one: put your senders and the service's include in one record, and give this Domain " +

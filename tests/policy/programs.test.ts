@@ -5,7 +5,8 @@ import { emailDeliveryPolicies } from "../../src/policy";
 import { domainSettings } from "../../src/resources/domain-settings";
 import { TYPE_TOKENS } from "../../src/resources/type-tokens";
 import { uniqueDomain, useEmulator } from "../support/emulator";
-import { analyzeRun } from "../support/policy-analysis";
+import { Analysis, analyzeRun } from "../support/policy-analysis";
+import { documentBlock } from "../support/readme";
 import { runProgram } from "../../testing";
 
 /**
@@ -151,6 +152,27 @@ describe("policies over a program's preview", () => {
     expect(analysis.notApplicable.filter((n) => n.policy === "email-spf-record")).toEqual([]);
   });
 
+  it("docs/policy.md's violations are what the pack says of its program, in the CLI's layout", async () => {
+    const zone = zoneId();
+    const declare = new Function(
+      "Domain",
+      "Route",
+      "cloudflare",
+      "zoneId",
+      documentBlock("docs/policy.md", "ts violation.ts"),
+    );
+    const run = await runProgram(
+      () => {
+        declare(Domain, Route, cloudflare, zone);
+        return {};
+      },
+      { mode: "preview", emulator: emulator(), stack: "production" },
+    );
+    expect(run.errors).toEqual([]);
+    const shown = documentBlock("docs/policy.md", "text policy-violations").split("\n").slice(2).join("\n");
+    expect(cliLayout(await analyzeRun(policies, run, "production"))).toBe(shown);
+  });
+
   it("the Domain's outputs hold its settings too, which stack policies read", () => {
     const registered: Record<string, unknown>[] = [];
     const spy = jest
@@ -178,3 +200,24 @@ describe("policies over a program's preview", () => {
     });
   });
 });
+
+/**
+ * Violations laid out as the Pulumi CLI prints them under a pack's heading (its display code,
+ * pkg/backend/display: sorted by level, mandatory first, then rule and URN; the type and name of
+ * the resource; the message indented under it).
+ */
+function cliLayout(analysis: Analysis): string {
+  const rank = { remediate: 0, mandatory: 1, advisory: 2, disabled: 3 };
+  const sorted = [...analysis.diagnostics].sort(
+    (a, b) => rank[a.level] - rank[b.level] || a.policy.localeCompare(b.policy) || a.urn.localeCompare(b.urn),
+  );
+  return sorted
+    .map((d) => {
+      const [qualifiedType, name] = d.urn.split("::").slice(-2);
+      const type = qualifiedType.split("$").pop();
+      const message = d.message.split("\n").map((line) => `          ${line}`);
+      return [`        - [${d.level}]  ${d.policy}  (${type}: ${name})`, ...message].join("\n");
+    })
+    .join("\n")
+    .concat("\n");
+}
