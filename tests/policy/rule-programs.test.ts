@@ -1,0 +1,155 @@
+import * as cloudflare from "@pulumi/cloudflare";
+import { Domain, DomainArgs, Route } from "../../src";
+import { emailDeliveryPolicies, EmailDeliveryPolicyName, POLICY_NAMES } from "../../src/policy";
+import { uniqueDomain, useEmulator } from "../support/emulator";
+import { analyzeRun } from "../support/policy-analysis";
+import { runProgram } from "../../testing";
+
+/**
+ * Every rule over two real programs, previewed with the kit in a stack named "production": one
+ * that passes it and one that violates it, differing only in what the rule is about. The rest of
+ * each program meets every rule, so the violating one shows that rule's violation alone.
+ */
+
+/** What a program declares beside its Domain: a change to the Domain, a route, records by hand. */
+interface Case {
+  domain?: Partial<DomainArgs>;
+  route?: { mode: "Endpoint" | "Hold" };
+  records?: (name: string, zoneId: string) => cloudflare.DnsRecordArgs[];
+}
+
+const GOOD_DMARC = (name: string) => ({
+  policy: "reject" as const,
+  subdomainPolicy: "reject" as const,
+  aggregateReports: [`mailto:dmarc@${name}`],
+});
+
+const spfRecord = (content: string) => (name: string, zoneId: string) => [
+  { zoneId, name, type: "TXT", content: `"${content}"`, ttl: 3600 },
+];
+
+/** For each rule: a program that passes it, and one that violates it (with a part of the message). */
+const CASES: Record<EmailDeliveryPolicyName, { pass: Case; violate: Case; says: string }> = {
+  "email-dmarc-published": {
+    pass: {},
+    violate: { domain: { dmarc: undefined } },
+    says: "publishes no DMARC policy",
+  },
+  "email-dmarc-enforced": {
+    pass: {},
+    violate: {
+      domain: {
+        dmarc: { policy: "none", subdomainPolicy: "none", aggregateReports: ["mailto:d@example.com"] },
+      },
+    },
+    says: "publishes DMARC p=none in production stack",
+  },
+  "email-dmarc-subdomain-policy": {
+    pass: {},
+    violate: { domain: { dmarc: { policy: "reject", aggregateReports: ["mailto:d@example.com"] } } },
+    says: "does not say the DMARC policy of its subdomains (sp)",
+  },
+  "email-dmarc-aggregate-reports": {
+    pass: {},
+    violate: { domain: { dmarc: { policy: "reject", subdomainPolicy: "reject" } } },
+    says: "asks for no DMARC aggregate reports (rua)",
+  },
+  "email-spf-record": {
+    // A record by hand at another name (the Domain publishes its own at its name).
+    pass: {
+      records: (name, zoneId) => spfRecord("v=spf1 include:_spf.example.net -all")(`news.${name}`, zoneId),
+    },
+    violate: {
+      records: (name, zoneId) => spfRecord("v=spf1 include:_spf.example.net +all")(`news.${name}`, zoneId),
+    },
+    says: 'lets any server send as the domain: "+all"',
+  },
+  "email-spf-single-record": {
+    pass: { records: (name, zoneId) => spfRecord("v=spf1 -all")(`news.${name}`, zoneId) },
+    violate: { records: spfRecord("v=spf1 include:_spf.example.net -all") },
+    says: "A name may have one (RFC 7208 §3.2)",
+  },
+  "email-mx-single-provider": {
+    pass: {
+      domain: { mx: false },
+      records: (name, zoneId) => [
+        { zoneId, name, type: "MX", content: "smtp.google.com", priority: 1, ttl: 3600 },
+      ],
+    },
+    violate: {
+      records: (name, zoneId) => [
+        { zoneId, name, type: "MX", content: "smtp.google.com", priority: 1, ttl: 3600 },
+      ],
+    },
+    says: "inbound mail would be split between two providers",
+  },
+  "email-verification": {
+    pass: { domain: { verification: { timeoutSeconds: 300 } } },
+    violate: { domain: { verification: { timeoutSeconds: 60 } } },
+    says: "gives up after 60s (timeoutSeconds)",
+  },
+  "email-route-mode": {
+    pass: { route: { mode: "Endpoint" } },
+    violate: { route: { mode: "Hold" } },
+    says: "sends its mail to Hold in production stack",
+  },
+  // The Domain's TTL is set through its zone settings: run by its own test below.
+  "email-dns-ttl": { pass: {}, violate: {}, says: "has a TTL of 60s (cloudflare.ttl)" },
+};
+
+describe("each rule over a passing and a violating program", () => {
+  const emulator = useEmulator();
+  const policies = emailDeliveryPolicies();
+
+  async function violations(rule: string, program: Case, ttl?: number) {
+    const name = uniqueDomain("rule");
+    const zoneId = emulator().cloudflare.zones[0].id;
+    const run = await runProgram(
+      () => {
+        const domain = new Domain("primary", {
+          name,
+          dmarc: GOOD_DMARC(name),
+          ...program.domain,
+          cloudflare: { zoneId, ...(ttl !== undefined && { ttl }) },
+        });
+        new Route("support", {
+          name: "support",
+          domainId: domain.domainId,
+          endpointId: emulator().state.endpoints[0].id,
+          mode: program.route?.mode ?? "Endpoint",
+        });
+        (program.records?.(name, zoneId) ?? []).forEach(
+          (args, index) => new cloudflare.DnsRecord(`by-hand-${index}`, args),
+        );
+        return {};
+      },
+      { mode: "preview", emulator: emulator(), stack: "production" },
+    );
+    expect(run.errors).toEqual([]);
+    const analysis = await analyzeRun(policies, run, "production");
+    // Nothing but the rule under test may speak: the rest of the program meets every rule.
+    expect(analysis.diagnostics.filter((d) => d.policy !== rule)).toEqual([]);
+    return analysis.diagnostics.map((d) => d.message);
+  }
+
+  it("covers every rule", () => {
+    expect(Object.keys(CASES).sort()).toEqual([...POLICY_NAMES].sort());
+  });
+
+  it.each(Object.entries(CASES).filter(([rule]) => rule !== "email-dns-ttl"))(
+    "%s",
+    async (rule, { pass, violate, says }) => {
+      expect(await violations(rule, pass)).toEqual([]);
+      const found = await violations(rule, violate);
+      expect(found.length).toBeGreaterThan(0);
+      for (const message of found) expect(message).toContain(says);
+    },
+  );
+
+  it("email-dns-ttl", async () => {
+    expect(await violations("email-dns-ttl", {}, 3600)).toEqual([]);
+    expect(await violations("email-dns-ttl", {}, 60)).toEqual([
+      expect.stringContaining("has a TTL of 60s (cloudflare.ttl), outside 300 to 14400s"),
+    ]);
+  });
+});
