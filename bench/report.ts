@@ -7,6 +7,7 @@ import { DnsFirstFigures, formatDnsFirst } from "./dns-first";
 import { isIdeal, LifecycleResult, listsPerKind, listsSaved, StepResult } from "./lifecycle";
 import type { MemoryPeak } from "./memory";
 import { OVERHEAD_TARGETS, OverheadFigures } from "./overhead";
+import { formatPolicyScale, PolicyScaleFigures } from "./policy-scale";
 import type { ProviderTextFigures } from "./provider-text";
 import type { RateLimitedFigures } from "./rate-limit";
 import { formatRateLimited } from "./rate-limit-report";
@@ -39,6 +40,8 @@ export interface BenchResults {
   zoneScale?: ZoneScaleResult[];
   /** Service checks per verified domain, DNS-first against service-only (bench/dns-first.ts). */
   dnsFirst?: DnsFirstFigures[];
+  /** The policy pack over N domains against the same calls with no policy (bench/policy-scale.ts). */
+  policyScale?: PolicyScaleFigures[];
 }
 
 export const TARGETS = {
@@ -231,6 +234,7 @@ export function formatReport(results: BenchResults): string {
   }
   if (results.zoneScale) out.push(...formatZoneScale(results.zoneScale));
   if (results.dnsFirst) out.push(...formatDnsFirst(results.dnsFirst));
+  if (results.policyScale) out.push(...formatPolicyScale(results.policyScale));
   return out.join("\n") + "\n";
 }
 

@@ -7,7 +7,8 @@
  * Prints tables; writes bench/results/latest.json and bench/results/refresh-requests.svg.
  *
  * Also N domains in one Cloudflare zone through the test kit (bench/zone-scale.ts): each command's
- * Cloudflare reads and email-service lists beside the ideal.
+ * Cloudflare reads and email-service lists beside the ideal; and the policy pack over N domains
+ * (bench/policy-scale.ts) against the same calls with no policy.
  *
  * Options: --sizes 10,100,1000   --samples 300   --cold-samples 10   --valid-after 0,10,30,60,120
  *          --zone-sizes 1,10,100,1000   --big-zone 20000   --no-host
@@ -23,6 +24,7 @@ import { refreshHost } from "./host-refresh";
 import { LifecycleResult, runLifecycle } from "./lifecycle";
 import { MemoryPeak, sampleMemory } from "./memory";
 import { measureOverhead } from "./overhead";
+import { measurePolicyScale } from "./policy-scale";
 import { installPackage } from "./package";
 import { measureProviderTexts } from "./provider-text";
 import { measureRateLimited, RateLimitedFigures } from "./rate-limit";
@@ -117,6 +119,8 @@ async function main(): Promise<void> {
     const zoneScale = await measureZoneScales(zoneSizes, bigZone, progress);
     progress("service checks per verified domain, DNS-first against service-only (fake clock)");
     const dnsFirst = await measureDnsFirst();
+    progress(`policy pack over N = ${zoneSizes.join(", ")} domains, against the same calls with no policy`);
+    const policyScale = await measurePolicyScale(zoneSizes);
 
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
@@ -139,6 +143,7 @@ async function main(): Promise<void> {
       stateSize,
       zoneScale,
       dnsFirst,
+      policyScale,
     };
     process.stdout.write(formatReport(results));
     // A smoke run proves the bench still runs; its figures are too small to keep.

@@ -1,0 +1,116 @@
+import type { Policies } from "@pulumi/policy";
+import { emailDeliveryPolicies } from "../src/policy";
+import { domainSettings } from "../src/resources/domain-settings";
+import { TYPE_TOKENS } from "../src/resources/type-tokens";
+import { AnalyzedResource, analyzeResource, analyzeStack, urnOf } from "../tests/support/policy-analysis";
+import { table } from "./table";
+
+/**
+ * The policy pack over a stack of N domains (each a Domain, its six records and a route), through
+ * `@pulumi/policy`'s own handlers as the engine calls them: Analyze once per resource, then
+ * AnalyzeStack once. The floor is the same calls with no policy at all: what the engine and
+ * `@pulumi/policy` spend on a resource whatever the rules. Cold is the first pass in this process,
+ * warm the second. A policy makes no request: time is its only cost.
+ */
+export interface PolicyScaleFigures {
+  domains: number;
+  resources: number;
+  /** Milliseconds for every Analyze and the AnalyzeStack, with the package's policies. */
+  coldMs: number;
+  warmMs: number;
+  /** The same with no policy (warm). */
+  floorMs: number;
+  /** Violations found (every domain lacks DMARC, so N of them). */
+  violations: number;
+}
+
+const ZONE = "023e105f4ecef8ad9ca31a8372d0c353";
+
+/** A stack of `domains` domains as a preview after `up` shows it (names and contents known). */
+export function policyStack(domains: number): AnalyzedResource[] {
+  const resources: AnalyzedResource[] = [];
+  for (let i = 0; i < domains; i++) {
+    const name = `m${i}.example.com`;
+    const parent = urnOf(TYPE_TOKENS.Domain, `d${i}`);
+    resources.push({
+      type: TYPE_TOKENS.Domain,
+      name: `d${i}`,
+      urn: parent,
+      props: { ...domainSettings({ name, cloudflare: { zoneId: ZONE } }) },
+    });
+    const records: [string, string, string, string][] = [
+      ["spf", "TXT", name, '"v=spf1 a mx include:spf.mail.example ~all"'],
+      ["dkim", "TXT", `postal-abc._domainkey.${name}`, '"v=DKIM1; t=s; h=sha256; p=MIIB"'],
+      ["return-path", "CNAME", `psrp.${name}`, "rp.mail.example"],
+      ["mx-0", "MX", name, "mx1.mail.example"],
+      ["mx-1", "MX", name, "mx2.mail.example"],
+    ];
+    for (const [suffix, type, recordName, content] of records) {
+      resources.push({
+        type: TYPE_TOKENS.DnsRecord,
+        name: `d${i}-${suffix}`,
+        parent,
+        props: { zoneId: ZONE, name: recordName, type, content, ttl: 300 },
+      });
+    }
+    resources.push({
+      type: TYPE_TOKENS.Route,
+      name: `r${i}`,
+      props: { name: "support", domainId: i, mode: "Endpoint" },
+    });
+  }
+  return resources;
+}
+
+async function pass(
+  policies: Policies,
+  resources: AnalyzedResource[],
+): Promise<{ ms: number; violations: number }> {
+  const started = performance.now();
+  let violations = 0;
+  for (const resource of resources)
+    violations += (await analyzeResource(policies, resource)).diagnostics.length;
+  violations += (await analyzeStack(policies, resources)).diagnostics.length;
+  return { ms: performance.now() - started, violations };
+}
+
+export async function measurePolicyScale(sizes: number[]): Promise<PolicyScaleFigures[]> {
+  const figures: PolicyScaleFigures[] = [];
+  for (const domains of sizes) {
+    const resources = policyStack(domains);
+    const policies = emailDeliveryPolicies();
+    const cold = await pass(policies, resources);
+    const warm = await pass(policies, resources);
+    await pass([], resources);
+    const floor = await pass([], resources);
+    figures.push({
+      domains,
+      resources: resources.length,
+      coldMs: cold.ms,
+      warmMs: warm.ms,
+      floorMs: floor.ms,
+      violations: warm.violations,
+    });
+  }
+  return figures;
+}
+
+export function formatPolicyScale(figures: PolicyScaleFigures[]): string[] {
+  return [
+    "",
+    "The policy pack over N domains (a Domain, 5 records and a route each): Analyze per resource, then AnalyzeStack,",
+    "through @pulumi/policy's handlers. Floor: the same calls with no policy. No request is made.",
+    table(
+      ["N", "resources", "cold", "warm", "floor", "warm / floor", "violations"],
+      figures.map((f) => [
+        String(f.domains),
+        String(f.resources),
+        `${f.coldMs.toFixed(0)} ms`,
+        `${f.warmMs.toFixed(0)} ms`,
+        `${f.floorMs.toFixed(0)} ms`,
+        `${(f.warmMs / f.floorMs).toFixed(2)}×`,
+        String(f.violations),
+      ]),
+    ),
+  ];
+}
