@@ -3,7 +3,19 @@ import { parseDmarc } from "../dns/dmarc";
 import { unquoteTxt } from "../dns/txt";
 import { resourceRule, ResourceSubject, stackRule } from "./policy-kit";
 import { knownString, UNKNOWN } from "./props";
-import { domainFacts, domainLabel, isDomainChild, recordFacts, recordLabel, TYPE_TOKENS } from "./resources";
+import {
+  DomainFacts,
+  domainFacts,
+  domainLabel,
+  domainsOf,
+  isDomainsOwnRecord,
+  listed,
+  recordFacts,
+  recordLabel,
+  TYPE_TOKENS,
+} from "./resources";
+import type { StackResource } from "./policy-kit";
+import { groupBy } from "./props";
 import { currentStack, DEFAULT_PRODUCTION_STACKS, notProduction, productionStacksSchema } from "./stage";
 
 /**
@@ -25,7 +37,7 @@ interface DmarcSubject {
   /** `sp`, lowercase, when said. */
   subdomainPolicy: string | undefined;
   /** `rua`'s URIs. */
-  aggregateReports: string[];
+  aggregateReports: unknown[];
   /** How to change it: in the `Domain`'s settings, or in the record's content. */
   via: "settings" | "record";
 }
@@ -36,6 +48,8 @@ const ENFORCING = ["quarantine", "reject"];
 function dmarcSubject(subject: ResourceSubject<object>): DmarcSubject | undefined {
   if (subject.type === TYPE_TOKENS.Domain) {
     const domain = domainFacts(subject.name, subject.props);
+    if (domain?.dmarc === UNKNOWN)
+      subject.notApplicable("the Domain's dmarc settings are not known until `pulumi up`");
     if (!domain?.dmarc) return undefined;
     const reports = domain.dmarc.aggregateReports;
     return {
@@ -43,12 +57,15 @@ function dmarcSubject(subject: ResourceSubject<object>): DmarcSubject | undefine
       domain: domain.name,
       policy: knownString(domain.dmarc.policy),
       subdomainPolicy: knownString(domain.dmarc.subdomainPolicy),
-      aggregateReports: Array.isArray(reports) ? reports.filter((uri) => typeof uri === "string") : [],
+      // An address not known yet is an address: only an empty list asks for no reports.
+      aggregateReports: Array.isArray(reports)
+        ? reports.filter((uri) => typeof uri === "string" || uri === UNKNOWN)
+        : [],
       via: "settings",
     };
   }
   // A Domain's own DMARC record is judged through the Domain's settings, once.
-  if (isDomainChild(subject.parent)) return undefined;
+  if (isDomainsOwnRecord(subject.parent, subject.name)) return undefined;
   const record = recordFacts(subject.type, subject.name, subject.props);
   if (!record || record.type !== "TXT" || !record.name?.startsWith(`${DMARC_RECORD_PREFIX}.`))
     return undefined;
@@ -75,30 +92,74 @@ function where(dmarc: DmarcSubject, setting: "policy" | "subdomainPolicy" | "agg
   return dmarc.via === "settings" ? `dmarc.${setting}` : `the record's ${tags[setting]}= tag`;
 }
 
-/** `email-dmarc-published` (stack, advisory): every Domain publishing in Cloudflare has a DMARC policy, its own or a record of the stack at `_dmarc.<name>`. */
+/** Who publishes a DMARC policy at a name: a Domain (its `dmarc`), or a record declared by hand. */
+interface DmarcPublisher {
+  /** The name it protects (`_dmarc.` taken off). */
+  name: string;
+  label: string;
+  urn: string;
+}
+
+/** The DMARC policies the stack publishes: each Domain's `dmarc`, and every DMARC record by hand. */
+function dmarcPublishers(resources: StackResource[], domains: Map<string, DomainFacts>): DmarcPublisher[] {
+  return resources.flatMap((resource): DmarcPublisher[] => {
+    const domain = domains.get(resource.urn);
+    if (domain) {
+      return domain.name && domain.dmarc && domain.dmarc !== UNKNOWN
+        ? [{ name: domain.name, label: domainLabel(domain), urn: resource.urn }]
+        : [];
+    }
+    // A Domain's own record is its `dmarc`, counted above.
+    if (isDomainsOwnRecord(resource.parent?.urn, resource.name)) return [];
+    const record = recordFacts(resource.type, resource.name, resource.props);
+    if (record?.type !== "TXT" || !record.name?.startsWith(`${DMARC_RECORD_PREFIX}.`)) return [];
+    if (typeof record.content === "string" && parseDmarc(unquoteTxt(record.content)) === undefined) return [];
+    const name = record.name.slice(DMARC_RECORD_PREFIX.length + 1);
+    return [{ name, label: recordLabel(record), urn: resource.urn }];
+  });
+}
+
+/** `mail.example.com` and the names above it that can hold a policy for it (`example.com`). */
+function selfAndParents(name: string): string[] {
+  const labels = name.split(".");
+  return labels.slice(0, -1).map((_, index) => labels.slice(index).join("."));
+}
+
+/**
+ * `email-dmarc-published` (stack, advisory): every Domain publishing in Cloudflare has a DMARC
+ * policy in the stack, at its name or a parent's (receivers fall back to the organizational
+ * domain's, RFC 7489 §6.6.3), and no name has two (receivers then apply none).
+ */
 export const dmarcPublished = stackRule({
   name: "email-dmarc-published",
-  description: "Every sending domain publishes a DMARC policy.",
+  description: "Every sending domain publishes one DMARC policy.",
   enforcementLevel: "advisory",
   remediationSteps:
     'Give the Domain `dmarc: { policy: "none", aggregateReports: ["mailto:…"] }`, read the reports, then raise the policy.',
   validate(resources, _config, report) {
-    const published = new Set(
-      resources
-        .map((resource) => recordFacts(resource.type, resource.name, resource.props))
-        .filter((record) => record?.type === "TXT" && record.name?.startsWith(`${DMARC_RECORD_PREFIX}.`))
-        .map((record) => record!.name!.slice(DMARC_RECORD_PREFIX.length + 1)),
-    );
-    for (const resource of resources) {
-      if (resource.type !== TYPE_TOKENS.Domain) continue;
-      const domain = domainFacts(resource.name, resource.props);
-      // DNS hosted elsewhere is published elsewhere: this stack cannot tell.
-      if (!domain?.cloudflare || domain.dmarc || !domain.name || published.has(domain.name)) continue;
+    const domains = domainsOf(resources);
+    const publishers = dmarcPublishers(resources, domains);
+    const atName = groupBy(publishers, (publisher) => publisher.name);
+    for (const [urn, domain] of domains) {
+      // DNS hosted elsewhere is published elsewhere; settings not known yet are judged once they are.
+      if (!domain.cloudflare || domain.dmarc || !domain.name) continue;
+      if (selfAndParents(domain.name).some((name) => atName.has(name))) continue;
       report(
-        `${domainLabel(domain)} publishes no DMARC policy, so receivers have no instruction for mail that ` +
-          `fails SPF and DKIM in its name. Add dmarc: { policy: "none", aggregateReports: ["mailto:dmarc@${domain.name}"] } ` +
-          `to the Domain, read the reports, then raise the policy to "quarantine" or "reject".`,
-        resource.urn,
+        `${domainLabel(domain)} declares no DMARC policy in this stack, at its name or a parent's, so receivers ` +
+          'have no instruction for mail that fails SPF and DKIM in its name. Add dmarc: { policy: "none", ' +
+          `aggregateReports: ["mailto:dmarc@${domain.name}"] } to the Domain, read the reports, then raise the ` +
+          'policy to "quarantine" or "reject".',
+        urn,
+      );
+    }
+    for (const publisher of publishers) {
+      const others = atName.get(publisher.name)!.filter((other) => other !== publisher);
+      if (others.length === 0) continue;
+      report(
+        `${publisher.label} publishes a DMARC policy at _dmarc.${publisher.name}, and so does ` +
+          `${listed(others.map((other) => other.label))}. With more than one, receivers apply none ` +
+          "(RFC 7489 §6.6.3): keep one.",
+        publisher.urn,
       );
     }
   },
@@ -132,15 +193,19 @@ export const dmarcEnforced = resourceRule<{ productionStacks: string[] }>({
   },
 });
 
-/** `email-dmarc-subdomain-policy` (advisory): the DMARC policy says what applies to subdomains (`sp`). */
+/**
+ * `email-dmarc-subdomain-policy` (advisory): a DMARC policy at `p=none` says what applies to
+ * subdomains (`sp`); at `quarantine` or `reject` they get `p` already.
+ */
 export const dmarcSubdomainPolicy = resourceRule({
   name: "email-dmarc-subdomain-policy",
-  description: "A DMARC policy says what applies to the domain's subdomains (sp).",
+  description: "A DMARC policy that does not enforce (p=none) says what applies to subdomains (sp).",
   enforcementLevel: "advisory",
   validate(subject, report) {
     const dmarc = dmarcSubject(subject);
-    if (!dmarc || dmarc.subdomainPolicy !== undefined) return;
-    const suggestion = dmarc.policy && ENFORCING.includes(dmarc.policy) ? dmarc.policy : "reject";
+    // Without sp, subdomains get p (RFC 7489 §6.3): at quarantine or reject that is already said.
+    if (!dmarc || dmarc.subdomainPolicy !== undefined || ENFORCING.includes(dmarc.policy ?? "")) return;
+    const suggestion = "reject";
     report(
       `${dmarc.label} does not say the DMARC policy of its subdomains (sp), so receivers apply ` +
         `p=${dmarc.policy ?? "?"} to them too, whether or not they send mail. Say it: set ` +

@@ -1,7 +1,7 @@
 import { ExistingRecordPolicies } from "../resources/existing-record-policies";
 import { stackRule } from "./policy-kit";
 import { groupBy } from "./props";
-import { domainFacts, domainLabel, recordFacts, recordLabel, TYPE_TOKENS } from "./resources";
+import { domainLabel, domainsOf, isDomainsOwnRecord, listed, recordFacts, recordLabel } from "./resources";
 
 /**
  * Inbound mail goes to one provider: a receiving `Domain` does not publish the service's MX
@@ -17,13 +17,19 @@ export const mxSingleProvider = stackRule({
   validate(resources, _config, report) {
     const mxRecords = resources.flatMap((resource) => {
       const record = recordFacts(resource.type, resource.name, resource.props);
-      return record?.type === "MX" && record.name ? [{ record, parent: resource.parent?.urn }] : [];
+      if (record?.type !== "MX" || !record.name) return [];
+      // Which Domain published it, if it is one's own (`<domain>-mx-<n>` under it).
+      const owner = isDomainsOwnRecord(resource.parent?.urn, resource.name)
+        ? resource.parent!.urn
+        : undefined;
+      return [{ record, owner }];
     });
     const mxAt = groupBy(mxRecords, ({ record }) => record.name!);
-    for (const resource of resources) {
-      if (resource.type !== TYPE_TOKENS.Domain) continue;
-      const domain = domainFacts(resource.name, resource.props);
-      if (!domain?.cloudflare || !domain.mx || !domain.name) continue;
+    for (const [urn, domain] of domainsOf(resources)) {
+      if (!domain.cloudflare || !domain.mx || !domain.name) continue;
+      const atName = mxAt.get(domain.name) ?? [];
+      // An adopted domain that exists publishes nothing: it publishes MX only if the stack shows its own.
+      if (domain.adopt && !atName.some(({ owner }) => owner === urn)) continue;
       let policy: string;
       try {
         policy = ExistingRecordPolicies.from(domain.cloudflare.existingRecords as never).of("mx");
@@ -32,18 +38,17 @@ export const mxSingleProvider = stackRule({
       }
       if (policy === "add") continue;
       const zoneId = domain.cloudflare.zoneId;
-      const others = (mxAt.get(domain.name) ?? []).filter(
-        ({ record, parent }) =>
-          parent !== resource.urn &&
-          (zoneId === undefined || record.zoneId === undefined || record.zoneId === zoneId),
+      const others = atName.filter(
+        ({ record, owner }) =>
+          owner !== urn && (zoneId === undefined || record.zoneId === undefined || record.zoneId === zoneId),
       );
       if (others.length === 0) continue;
       report(
         `${domainLabel(domain)} publishes the service's MX records at ${domain.name}, and the stack declares ` +
-          `${others.map(({ record }) => recordLabel(record)).join(", ")} there too: inbound mail would be split ` +
+          `${listed(others.map(({ record }) => recordLabel(record)))} there too: inbound mail would be split ` +
           "between two providers. Set mx: false on the Domain for a sending-only domain, remove the other records, " +
           'or say that both are meant with cloudflare.existingRecords: { mx: "add" }.',
-        resource.urn,
+        urn,
       );
     }
   },

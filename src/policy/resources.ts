@@ -1,4 +1,5 @@
 import { TYPE_TOKENS } from "../resources/type-tokens";
+import type { StackResource } from "./policy-kit";
 import { dnsName, knownNumber, knownObject, knownString, PlainProps, UNKNOWN } from "./props";
 
 /**
@@ -16,9 +17,21 @@ export function urnType(urn: string): string | undefined {
   return qualified?.split("$").pop();
 }
 
-/** Whether the resource whose parent is `parentUrn` is a `Domain`'s own (one of its records). */
-export function isDomainChild(parentUrn: string | undefined): boolean {
-  return parentUrn !== undefined && urnType(parentUrn) === TYPE_TOKENS.Domain;
+/** The purposes a `Domain` names its records by (`recordResourceName`: `<domain>-<purpose>[-<n>]`). */
+const OWN_RECORD = /^(spf|dkim|return-path|mx|dmarc)(-\d+)?$/;
+
+/**
+ * Whether a record is one a `Domain` publishes itself: a child of the Domain named as it names its
+ * records (`primary-spf`, `primary-mx-0`). A record the user declares with `{ parent: domain }` is
+ * the user's, and is judged as theirs.
+ */
+export function isDomainsOwnRecord(parentUrn: string | undefined, resourceName: string): boolean {
+  if (parentUrn === undefined || urnType(parentUrn) !== TYPE_TOKENS.Domain) return false;
+  const domainResource = parentUrn.split("::").pop()!;
+  return (
+    resourceName.startsWith(`${domainResource}-`) &&
+    OWN_RECORD.test(resourceName.slice(domainResource.length + 1))
+  );
 }
 
 /** A `Domain` as its recorded settings describe it. */
@@ -29,8 +42,8 @@ export interface DomainFacts {
   name: string | undefined;
   mx: boolean;
   adopt: boolean;
-  /** The `dmarc` settings as given, undefined without. */
-  dmarc: PlainProps | undefined;
+  /** The `dmarc` settings as given, undefined without, {@link UNKNOWN} while unknown. */
+  dmarc: PlainProps | typeof UNKNOWN | undefined;
   /** False when verification is turned off; else the settings as declared. */
   verification: PlainProps | false;
   /** Absent for DNS hosted elsewhere. */
@@ -50,7 +63,7 @@ export function domainFacts(resourceName: string, props: PlainProps): DomainFact
     name: name === undefined ? undefined : dnsName(name),
     mx: props.mx !== false,
     adopt: props.adopt === true,
-    dmarc: knownObject(props.dmarc),
+    dmarc: props.dmarc === UNKNOWN ? UNKNOWN : knownObject(props.dmarc),
     verification: props.verification === false ? false : (knownObject(props.verification) ?? {}),
     ...(cloudflare && {
       cloudflare: {
@@ -60,6 +73,17 @@ export function domainFacts(resourceName: string, props: PlainProps): DomainFact
       },
     }),
   };
+}
+
+/** Every `Domain` of a stack with its settings, by URN. */
+export function domainsOf(resources: readonly StackResource[]): Map<string, DomainFacts> {
+  return new Map(
+    resources.flatMap((resource) => {
+      const domain =
+        resource.type === TYPE_TOKENS.Domain ? domainFacts(resource.name, resource.props) : undefined;
+      return domain ? [[resource.urn, domain] as const] : [];
+    }),
+  );
 }
 
 /** How messages name a domain: `Domain "primary" (mail.example.com)`. */
@@ -111,4 +135,10 @@ export function recordFacts(type: string, resourceName: string, props: PlainProp
 export function recordLabel(record: RecordFacts): string {
   const where = record.name ? ` at ${record.name}` : "";
   return `${record.kind} "${record.resourceName}" (${record.type ?? "record"}${where})`;
+}
+
+/** At most three labels, then how many more: a message stays short however many there are. */
+export function listed(labels: readonly string[]): string {
+  const shown = labels.slice(0, 3).join(", ");
+  return labels.length > 3 ? `${shown} and ${labels.length - 3} more` : shown;
 }

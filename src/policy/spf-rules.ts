@@ -7,13 +7,13 @@ import { resourceRule, stackRule } from "./policy-kit";
 import { groupBy, UNKNOWN } from "./props";
 import {
   DomainFacts,
-  domainFacts,
   domainLabel,
-  isDomainChild,
+  domainsOf,
+  isDomainsOwnRecord,
+  listed,
   RecordFacts,
   recordFacts,
   recordLabel,
-  TYPE_TOKENS,
 } from "./resources";
 
 /**
@@ -22,10 +22,9 @@ import {
  * send (`+all`, or `?all`, which says nothing), and one SPF record per name in the stack.
  */
 
-/** A `Domain`'s own SPF record: the DnsRecord `<name>-spf`, or a claimed record for SPF. */
+/** A `Domain`'s own SPF record: `<domain>-spf`, a DnsRecord or a claimed record. */
 function isDomainSpf(record: RecordFacts, parent: string | undefined): boolean {
-  if (record.purpose !== undefined) return record.purpose === "spf";
-  return isDomainChild(parent) && record.resourceName.endsWith("-spf");
+  return isDomainsOwnRecord(parent, record.resourceName) && record.resourceName.endsWith("-spf");
 }
 
 /**
@@ -72,7 +71,14 @@ export const spfRecord = resourceRule({
           "ip4:/ip6: ranges they stand for, or drop senders you no longer use.",
       );
     }
-    const all = parseSpf(text)?.terms.find(isAll);
+    const terms = parseSpf(text)?.terms ?? [];
+    const all = terms.find(isAll);
+    if (!all && !terms.some((term) => term.kind === "modifier" && term.name === "redirect")) {
+      report(
+        `${label} ends in no "all" (and has no redirect=), so mail from any other server gets neutral, as with ` +
+          '"?all" (RFC 7208 §4.7). End it with "-all" or "~all".',
+      );
+    }
     if (
       all &&
       all.kind === "mechanism" &&
@@ -122,15 +128,16 @@ export const spfSingleRecord = stackRule({
   description: "A name has one SPF record: two make every check of mail in its name a permerror.",
   enforcementLevel: "mandatory",
   validate(resources, _config, report) {
+    const domains = domainsOf(resources);
     const publishers: SpfPublisher[] = [];
     for (const resource of resources) {
-      if (resource.type === TYPE_TOKENS.Domain) {
-        const domain = domainFacts(resource.name, resource.props);
-        if (!domain?.cloudflare || !domain.name) continue;
-        const zoneId = domain.cloudflare.zoneId;
+      const domain = domains.get(resource.urn);
+      if (domain) {
+        // An adopted domain that exists publishes nothing: its own records, if any, count below.
+        if (!domain.cloudflare || !domain.name || domain.adopt) continue;
         publishers.push({
           name: domain.name,
-          zoneId,
+          zoneId: domain.cloudflare.zoneId,
           label: domainLabel(domain),
           urn: resource.urn,
           domain,
@@ -138,16 +145,20 @@ export const spfSingleRecord = stackRule({
         });
         continue;
       }
-      // A Domain's own SPF record is counted as the Domain's.
-      if (resource.parent?.type === TYPE_TOKENS.Domain) continue;
+      const owner = isDomainsOwnRecord(resource.parent?.urn, resource.name)
+        ? domains.get(resource.parent!.urn)
+        : undefined;
+      // A Domain's own SPF record is counted through its settings (an adopted one's, here).
+      if (owner && !owner.adopt) continue;
       const record = recordFacts(resource.type, resource.name, resource.props);
       if (!record?.name || record.type !== "TXT" || typeof record.content !== "string") continue;
       if (!isSpfRecord(unquoteTxt(record.content))) continue;
       publishers.push({
         name: record.name,
         zoneId: record.zoneId,
-        label: recordLabel(record),
+        label: owner ? domainLabel(owner) : recordLabel(record),
         urn: resource.urn,
+        domain: owner,
         dependencies: resource.dependencies,
       });
     }
@@ -172,7 +183,7 @@ export const spfSingleRecord = stackRule({
         : " Keep one record with every sender in it.";
       report(
         `${publisher.label} publishes an SPF record at ${publisher.name}, and so does ` +
-          `${others.map((other) => other.label).join(" and ")}. A name may have one (RFC 7208 §3.2); with two, ` +
+          `${listed(others.map((other) => other.label))}. A name may have one (RFC 7208 §3.2); with two, ` +
           `receivers answer permerror for every message.${fix}`,
         publisher.urn,
       );

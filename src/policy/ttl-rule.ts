@@ -2,7 +2,14 @@ import { isDmarcRecord } from "../dns/dmarc";
 import { isSpfRecord } from "../dns/spf-record";
 import { unquoteTxt } from "../dns/txt";
 import { resourceRule } from "./policy-kit";
-import { domainFacts, domainLabel, isDomainChild, recordFacts, recordLabel, TYPE_TOKENS } from "./resources";
+import {
+  domainFacts,
+  domainLabel,
+  isDomainsOwnRecord,
+  recordFacts,
+  recordLabel,
+  TYPE_TOKENS,
+} from "./resources";
 
 /** Cloudflare's "automatic" TTL (1) is 300 seconds. */
 const AUTOMATIC_TTL_SECONDS = 300;
@@ -33,7 +40,7 @@ export const dnsTtl = resourceRule<{ minSeconds: number; maxSeconds: number }>({
       setting = "cloudflare.ttl";
     } else {
       // A Domain's own records carry its TTL: judged once, through the Domain.
-      if (isDomainChild(subject.parent)) return;
+      if (isDomainsOwnRecord(subject.parent, subject.name)) return;
       const record = recordFacts(subject.type, subject.name, subject.props);
       if (!record || !isEmailRecord(record.type, record.name, record.content)) return;
       ttl = record.ttl;

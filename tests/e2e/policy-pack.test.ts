@@ -51,7 +51,7 @@ if (!cli.available)
       expect(preview.changeSummary.create).toBeGreaterThan(0);
       expect(log).toContain("email-dmarc-published");
       expect(log).toContain('Domain "mail"');
-      expect(log).toContain("publishes no DMARC policy");
+      expect(log).toContain("declares no DMARC policy in this stack");
       expect(log).not.toContain("email-route-mode");
 
       // A config file that makes this stack production and the route rule mandatory.

@@ -193,7 +193,7 @@ describe("the ready policy pack, as the engine runs it", () => {
       [
         "email-dmarc-published",
         LEVEL.ADVISORY,
-        expect.stringContaining('Domain "primary" (mail.example.com) publishes no DMARC policy'),
+        expect.stringContaining('Domain "primary" (mail.example.com) declares no DMARC policy in this stack'),
       ],
     ]);
   }, 60_000);

@@ -114,7 +114,7 @@ describe("policies over a program's preview", () => {
       ].sort(),
     );
     const messages = analysis.diagnostics.map((d) => d.message).join("\n");
-    expect(messages).toContain(`Domain "primary" (${name}) publishes no DMARC policy`);
+    expect(messages).toContain(`Domain "primary" (${name}) declares no DMARC policy in this stack`);
     expect(messages).toContain(`DnsRecord "google-spf" (TXT at ${name}) lets any server send as the domain`);
     expect(messages).toContain(`and the stack declares DnsRecord "google-mx" (MX at ${name}) there too`);
     // The same program in a staging stack: the production rules do not apply there.

@@ -16,6 +16,8 @@ interface Case {
   domain?: Partial<DomainArgs>;
   route?: { mode: "Endpoint" | "Hold" };
   records?: (name: string, zoneId: string) => cloudflare.DnsRecordArgs[];
+  /** The stack to preview as. @default "production" */
+  stack?: string;
 }
 
 const GOOD_DMARC = (name: string) => ({
@@ -33,7 +35,7 @@ const CASES: Record<EmailDeliveryPolicyName, { pass: Case; violate: Case; says: 
   "email-dmarc-published": {
     pass: {},
     violate: { domain: { dmarc: undefined } },
-    says: "publishes no DMARC policy",
+    says: "declares no DMARC policy in this stack",
   },
   "email-dmarc-enforced": {
     pass: {},
@@ -46,7 +48,12 @@ const CASES: Record<EmailDeliveryPolicyName, { pass: Case; violate: Case; says: 
   },
   "email-dmarc-subdomain-policy": {
     pass: {},
-    violate: { domain: { dmarc: { policy: "reject", aggregateReports: ["mailto:d@example.com"] } } },
+    // Only at p=none (quarantine and reject apply to subdomains already), which production flags
+    // too: previewed as staging.
+    violate: {
+      domain: { dmarc: { policy: "none", aggregateReports: ["mailto:d@example.com"] } },
+      stack: "staging",
+    },
     says: "does not say the DMARC policy of its subdomains (sp)",
   },
   "email-dmarc-aggregate-reports": {
@@ -123,10 +130,10 @@ describe("each rule over a passing and a violating program", () => {
         );
         return {};
       },
-      { mode: "preview", emulator: emulator(), stack: "production" },
+      { mode: "preview", emulator: emulator(), stack: program.stack ?? "production" },
     );
     expect(run.errors).toEqual([]);
-    const analysis = await analyzeRun(policies, run, "production");
+    const analysis = await analyzeRun(policies, run, program.stack ?? "production");
     // Nothing but the rule under test may speak: the rest of the program meets every rule.
     expect(analysis.diagnostics.filter((d) => d.policy !== rule)).toEqual([]);
     return analysis.diagnostics.map((d) => d.message);

@@ -68,13 +68,13 @@ describe("the pack's policies", () => {
 describe("email-dmarc-published", () => {
   const policy = "email-dmarc-published";
 
-  it("a Domain that publishes no DMARC policy: named, with the setting to add", async () => {
+  it("a Domain that declares no DMARC policy: named, with the setting to add", async () => {
     const analysis = await analyzeStack(policies, [domain("primary")]);
     expect(of(analysis, policy)).toEqual([
       [
         "advisory",
-        "Every sending domain publishes a DMARC policy.\n" +
-          'Domain "primary" (mail.example.com) publishes no DMARC policy, so receivers have no instruction for mail ' +
+        "Every sending domain publishes one DMARC policy.\n" +
+          'Domain "primary" (mail.example.com) declares no DMARC policy in this stack, at its name or a parent\'s, so receivers have no instruction for mail ' +
           'that fails SPF and DKIM in its name. Add dmarc: { policy: "none", aggregateReports: ' +
           '["mailto:dmarc@mail.example.com"] } to the Domain, read the reports, then raise the policy to "quarantine" or "reject".',
       ],
@@ -164,13 +164,13 @@ describe("email-dmarc-enforced", () => {
 
 describe("email-dmarc-subdomain-policy and email-dmarc-aggregate-reports", () => {
   it("without sp and without rua: each named, with the setting", async () => {
-    const analysis = await analyzeResource(policies, domain("primary", { dmarc: { policy: "quarantine" } }));
+    const analysis = await analyzeResource(policies, domain("primary", { dmarc: { policy: "none" } }));
     expect(of(analysis, "email-dmarc-subdomain-policy")).toEqual([
       [
         "advisory",
         expect.stringContaining(
           'Domain "primary" (mail.example.com) does not say the DMARC policy of its subdomains (sp), so receivers apply ' +
-            'p=quarantine to them too, whether or not they send mail. Say it: set dmarc.subdomainPolicy (for example "quarantine"',
+            'p=none to them too, whether or not they send mail. Say it: set dmarc.subdomainPolicy (for example "reject"',
         ),
       ],
     ]);

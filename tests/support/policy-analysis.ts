@@ -157,20 +157,21 @@ export async function analyzeStack(
 /**
  * Every policy over a kit run, as the engine runs them over `pulumi preview` (or `up`): Analyze on
  * each registration's inputs, then AnalyzeStack on their outputs (the kit's `state`; a preview's
- * are the inputs, as the engine's are). The stack resource is left out, as it holds nothing here.
+ * are the inputs, as the engine's are).
  */
 export async function analyzeRun(
   policies: Policies,
   run: ProgramRun<string>,
   stack = "production",
 ): Promise<Analysis> {
-  const registered = run.registrations.filter((r) => r.urn && r.type !== "pulumi:pulumi:Stack");
+  // The stack resource too, as the engine analyzes every registration; it is every top-level
+  // resource's parent, and the engine sends its URN as theirs.
+  const registered = run.registrations.filter((r) => r.urn);
   const resources = registered.map((r) => ({
     type: r.type,
     name: r.name,
     urn: r.urn!,
-    // The stack is every top-level resource's parent; the engine sends no parent for them.
-    parent: r.parent?.split("::")[2]?.endsWith("pulumi:pulumi:Stack") ? undefined : r.parent,
+    parent: r.parent,
     dependencies: r.dependencies,
   }));
   // One after another: each sets the stack's name in the environment for its handler.
