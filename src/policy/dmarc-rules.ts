@@ -1,8 +1,8 @@
 import { DMARC_RECORD_PREFIX } from "../dns/dmarc-args";
 import { parseDmarc } from "../dns/dmarc";
 import { unquoteTxt } from "../dns/txt";
-import { resourceRule, ResourceSubject, stackRule } from "./policy-kit";
-import { knownString, UNKNOWN } from "./props";
+import { resourceRule, ResourceSubject, stackRule, type StackResource } from "./policy-kit";
+import { groupBy, knownString, UNKNOWN } from "./props";
 import {
   DomainFacts,
   domainFacts,
@@ -14,8 +14,6 @@ import {
   recordLabel,
   TYPE_TOKENS,
 } from "./resources";
-import type { StackResource } from "./policy-kit";
-import { groupBy } from "./props";
 import { currentStack, DEFAULT_PRODUCTION_STACKS, notProduction, productionStacksSchema } from "./stage";
 
 /**

@@ -17,9 +17,6 @@ import { plainProps, PlainProps } from "./props";
  * Only types come from `@pulumi/policy`: nothing here loads it.
  */
 
-/** A rule's config as the rule reads it: the schema's defaults under what was configured. */
-export type RuleConfig<C> = C;
-
 /** What a resource rule gets: the resource, plain, and its config. */
 export interface ResourceSubject<C> {
   type: string;
@@ -29,7 +26,8 @@ export interface ResourceSubject<C> {
   /** The parent's URN, when it has one. */
   parent: string | undefined;
   props: PlainProps;
-  config: RuleConfig<C>;
+  /** The rule's config: the schema's defaults under what was configured. */
+  config: C;
   /** Records the rule as not applying to this resource, with the reason (`args.notApplicable`). */
   notApplicable(reason: string): never;
 }
