@@ -1,3 +1,4 @@
+import { steppedWaitClock } from "./fake-clock";
 import { DomainCheck, EmailApiError } from "../../src/client";
 import type { CheckName } from "../../src/inputs";
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
@@ -58,7 +59,7 @@ export interface WorldCounts {
 
 /** Runs one wait in the world; `timeoutMs` 600 s, polls every 5 s unless `wait` says otherwise. */
 export async function runInWorld(options: WorldOptions = {}) {
-  let time = 0;
+  const clock = steppedWaitClock();
   const appearsAt = options.appearsAtMs ?? 0;
   const counts: WorldCounts = {
     serviceChecks: 0,
@@ -67,7 +68,7 @@ export async function runInWorld(options: WorldOptions = {}) {
     zoneReadsWhilePolling: [],
     lines: [],
   };
-  const serves = () => time >= appearsAt;
+  const serves = () => clock.time >= appearsAt;
   const table = (name: string, type: string): DnsAnswer => {
     if (type === "NS") return name === "example.com" ? { values: ["ns1.example.net"] } : { nxdomain: true };
     if (type === "A" && name === "ns1.example.net") return { values: ["192.0.2.1"] };
@@ -95,7 +96,7 @@ export async function runInWorld(options: WorldOptions = {}) {
   });
   const check = async (): Promise<DomainCheck> => {
     counts.serviceChecks++;
-    if (options.serviceDownAtMs?.includes(time))
+    if (options.serviceDownAtMs?.includes(clock.time))
       throw new EmailApiError({ operation: "domains/check", kind: "transient", serviceMessage: "down" });
     const passes = options.service !== "never-agrees" && serves();
     const status = passes ? "OK" : "Missing";
@@ -117,11 +118,9 @@ export async function runInWorld(options: WorldOptions = {}) {
       counts.lines.push(line);
       counts.zoneReadsWhilePolling.push(counts.zoneReads);
     },
-    now: () => time,
-    sleep: async (ms) => void (time += ms),
-    random: () => 0.5,
+    ...clock.wait,
     diagnose,
     ...options.wait,
   });
-  return { outcome, counts, endedAtMs: time };
+  return { outcome, counts, endedAtMs: clock.time };
 }

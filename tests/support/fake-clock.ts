@@ -1,5 +1,5 @@
 import type { LimiterClock } from "../../src/client/adaptive-rate-limiter";
-import type { WaitClock } from "../../src/verification/wait";
+import type { WaitClock, WaitOptions } from "../../src/verification/wait";
 
 interface Timer {
   at: number;
@@ -80,6 +80,28 @@ export function instantClock(): InstantClock {
     sleep: async (ms) => {
       slept += ms;
       await clock.afterSleep?.();
+    },
+  };
+  return clock;
+}
+
+/**
+ * A verification wait's clock on a fake clock from 0: its sleeps return at once and move `time`
+ * on, and its jitter is fixed. Spread `wait` into `waitForChecks`' options; read `time` to see
+ * where the wait is (a scripted service or DNS may answer by it).
+ */
+export interface SteppedWaitClock {
+  time: number;
+  wait: Required<Pick<WaitOptions, "now" | "sleep" | "random">>;
+}
+
+export function steppedWaitClock(): SteppedWaitClock {
+  const clock: SteppedWaitClock = {
+    time: 0,
+    wait: {
+      now: () => clock.time,
+      sleep: async (ms) => void (clock.time += ms),
+      random: () => 0.5,
     },
   };
   return clock;

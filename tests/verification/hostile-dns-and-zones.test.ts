@@ -1,3 +1,4 @@
+import { steppedWaitClock } from "../support/fake-clock";
 import { DomainCheck, EmailApiError } from "../../src/client";
 import type { CheckName } from "../../src/inputs";
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
@@ -213,7 +214,7 @@ describe("a transient service failure at the cap", () => {
   it("is retried at the next poll, not a whole cap (120 s) later", async () => {
     // As above: a stale nameserver keeps DNS at "not yet"; the service says OK throughout, but its
     // check at the cap (120 s) fails with a 503. The wait then skips the service until 240 s.
-    let time = 0;
+    const clock = steppedWaitClock();
     const query = async (server: string | undefined, name: string, type: string): Promise<DnsAnswer> => {
       if (type === "NS")
         return name === "example.com" ? { values: ["ns1.example.net", "ns2.example.net"] } : { values: [] };
@@ -224,7 +225,7 @@ describe("a transient service failure at the cap", () => {
       return { nxdomain: true };
     };
     const check = async (): Promise<DomainCheck> => {
-      if (time === 120_000)
+      if (clock.time === 120_000)
         throw new EmailApiError({ operation: "domains/check", kind: "transient", serviceMessage: "503" });
       return ALL_CHECKS_OK;
     };
@@ -234,13 +235,11 @@ describe("a transient service failure at the cap", () => {
       pollIntervalMs: 5_000,
       maxPollIntervalMs: 5_000,
       log: () => undefined,
-      now: () => time,
-      sleep: async (ms) => void (time += ms),
-      random: () => 0.5,
+      ...clock.wait,
       diagnose: checkDiagnoser({ expected: [DKIM, MX], dns: { resolver: "192.0.2.53", query } }),
       dnsFirst: { serviceCheckCapMs: DEFAULT_SERVICE_CHECK_CAP_MS },
     });
     expect(outcome.verified).toBe(true);
-    expect(time).toBeLessThanOrEqual(125_000);
+    expect(clock.time).toBeLessThanOrEqual(125_000);
   });
 });

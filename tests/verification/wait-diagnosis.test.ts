@@ -1,3 +1,4 @@
+import { steppedWaitClock } from "../support/fake-clock";
 import type { DomainCheck } from "../../src/client";
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
 import { diagnose, DiagnosisFacts, ExpectedRecord } from "../../src/verification/diagnosis";
@@ -37,7 +38,7 @@ function facts(values: string[]): DiagnosisFacts {
 const OLD: CheckDiagnoses = { dkim: { facts: facts([OLD_KEY]), diagnosis: diagnose(facts([OLD_KEY])) } };
 
 function settings(extra: Partial<WaitOptions>): { options: WaitOptions; lines: string[] } {
-  let time = 0;
+  const clock = steppedWaitClock();
   const lines: string[] = [];
   const options: WaitOptions = {
     checks: ["spf", "dkim", "mx", "returnPath"],
@@ -45,9 +46,7 @@ function settings(extra: Partial<WaitOptions>): { options: WaitOptions; lines: s
     pollIntervalMs: 5_000,
     maxPollIntervalMs: 5_000,
     log: (line) => lines.push(line),
-    now: () => time,
-    sleep: async (ms) => void (time += ms),
-    random: () => 0.5,
+    ...clock.wait,
     ...extra,
   };
   return { options, lines };

@@ -1,3 +1,4 @@
+import { steppedWaitClock } from "../support/fake-clock";
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
 import type { DnsQuery } from "../../src/verification/dns-facts";
 import {
@@ -288,16 +289,13 @@ describe("the failure's diagnosis after a DNS-first wait", () => {
   });
   /** A 10 s DNS-first wait for DKIM, which the service never passes, on a fake clock. */
   const waitWith = (diagnose: Diagnoser) => {
-    let time = 0;
     return waitForChecks(async () => ({ ...ALL_CHECKS_OK, dkimStatus: "Missing" }), {
       checks: ["dkim"],
       timeoutMs: 10_000,
       pollIntervalMs: 5_000,
       maxPollIntervalMs: 5_000,
       log: () => undefined,
-      now: () => time,
-      sleep: async (ms) => void (time += ms),
-      random: () => 0.5,
+      ...steppedWaitClock().wait,
       dnsFirst,
       diagnose,
     });
