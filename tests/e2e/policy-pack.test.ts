@@ -1,12 +1,8 @@
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
-import type { PulumiCommand } from "@pulumi/pulumi/automation";
-import { DemoStack, openDemoStack } from "../../demo/lifecycle";
-import { findPulumiCli } from "../../demo/pulumi-cli";
 import { npm } from "../../packaging/commands";
 import { testedVersions } from "../../packaging/user-project";
-import { useEmulator } from "../support/emulator";
-import { pulumiCliHere } from "../support/pulumi-cli";
+import { describeWithPulumiCli } from "../support/pulumi-cli";
 
 /**
  * The ready policy pack through the real Pulumi CLI: `pulumi preview --policy-pack
@@ -16,63 +12,42 @@ import { pulumiCliHere } from "../support/pulumi-cli";
  * one); where none exists it is skipped and says why. tests/policy/pack.test.ts starts the same
  * folder as the engine does, over gRPC, on every machine.
  */
-const cli = pulumiCliHere();
-if (!cli.available && process.env.EMAIL_DELIVERY_E2E === "require") {
-  throw new Error(`EMAIL_DELIVERY_E2E=require, but ${cli.reason}`);
-}
-if (!cli.available)
-  console.warn(`Policy pack CLI test skipped: ${cli.reason}. Install the Pulumi CLI to run it.`);
+describeWithPulumiCli("the ready policy pack through the Pulumi CLI", ({ emulator, openDemo }) => {
+  it("reports the basic example's advisories, and fails the preview on a mandatory violation", async () => {
+    const demo = await openDemo();
+    await npm(["install", "--no-save", ...testedVersions(["@pulumi/policy"])], { cwd: demo.projectDir });
+    const pack = path.join(demo.projectDir, "node_modules/pulumi-email-delivery/policy-pack");
 
-(cli.available ? describe : describe.skip)(
-  `the ready policy pack through the Pulumi CLI${cli.available ? "" : ` — skipped: ${cli.reason}`}`,
-  () => {
-    const emulator = useEmulator();
-    let command: PulumiCommand;
-    let demo: DemoStack | undefined;
-
-    beforeAll(async () => {
-      const found = await findPulumiCli();
-      if (!found.found) throw new Error(found.reason);
-      command = found.command;
+    // The demo's stack is not production: the production rules do not apply; the others advise.
+    let log = "";
+    const preview = await demo.stack.preview({
+      policyPacks: [pack],
+      onOutput: (text) => void (log += text),
     });
-    afterAll(() => demo?.dispose());
+    expect(preview.changeSummary.create).toBeGreaterThan(0);
+    expect(log).toContain("email-dmarc-published");
+    expect(log).toContain('Domain "mail"');
+    expect(log).toContain("declares no DMARC policy in this stack");
+    expect(log).not.toContain("email-route-mode");
 
-    it("reports the basic example's advisories, and fails the preview on a mandatory violation", async () => {
-      demo = await openDemoStack(command, emulator(), { build: false }); // jest's setup built dist/
-      await npm(["install", "--no-save", ...testedVersions(["@pulumi/policy"])], { cwd: demo.projectDir });
-      const pack = path.join(demo.projectDir, "node_modules/pulumi-email-delivery/policy-pack");
-
-      // The demo's stack is not production: the production rules do not apply; the others advise.
-      let log = "";
-      const preview = await demo.stack.preview({
+    // A config file that makes this stack production and the route rule mandatory.
+    const config = path.join(demo.projectDir, "policy-config.json");
+    await fs.writeFile(
+      config,
+      JSON.stringify({
+        "email-route-mode": { enforcementLevel: "mandatory", productionStacks: [demo.name] },
+      }),
+    );
+    log = "";
+    await expect(
+      demo.stack.preview({
         policyPacks: [pack],
+        policyPackConfigs: [config],
         onOutput: (text) => void (log += text),
-      });
-      expect(preview.changeSummary.create).toBeGreaterThan(0);
-      expect(log).toContain("email-dmarc-published");
-      expect(log).toContain('Domain "mail"');
-      expect(log).toContain("declares no DMARC policy in this stack");
-      expect(log).not.toContain("email-route-mode");
-
-      // A config file that makes this stack production and the route rule mandatory.
-      const config = path.join(demo.projectDir, "policy-config.json");
-      await fs.writeFile(
-        config,
-        JSON.stringify({
-          "email-route-mode": { enforcementLevel: "mandatory", productionStacks: [demo.name] },
-        }),
-      );
-      log = "";
-      await expect(
-        demo.stack.preview({
-          policyPacks: [pack],
-          policyPackConfigs: [config],
-          onOutput: (text) => void (log += text),
-        }),
-      ).rejects.toThrow();
-      expect(log).toContain("email-route-mode");
-      expect(log).toContain('Route "catch-all" (*) sends its mail to Hold');
-      expect(emulator().state.domains).toEqual([]); // previews change nothing
-    }, 600_000);
-  },
-);
+      }),
+    ).rejects.toThrow();
+    expect(log).toContain("email-route-mode");
+    expect(log).toContain('Route "catch-all" (*) sends its mail to Hold');
+    expect(emulator().state.domains).toEqual([]); // previews change nothing
+  }, 600_000);
+});
