@@ -203,11 +203,10 @@ export const dmarcSubdomainPolicy = resourceRule({
     const dmarc = dmarcSubject(subject);
     // Without sp, subdomains get p (RFC 7489 §6.3): at quarantine or reject that is already said.
     if (!dmarc || dmarc.subdomainPolicy !== undefined || ENFORCING.includes(dmarc.policy ?? "")) return;
-    const suggestion = "reject";
     report(
       `${dmarc.label} does not say the DMARC policy of its subdomains (sp), so receivers apply ` +
         `p=${dmarc.policy ?? "?"} to them too, whether or not they send mail. Say it: set ` +
-        `${where(dmarc, "subdomainPolicy")} (for example "${suggestion}" when no subdomain sends mail).`,
+        `${where(dmarc, "subdomainPolicy")} (for example "reject" when no subdomain sends mail).`,
     );
   },
 });
