@@ -8,6 +8,7 @@ import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 import { domainSettings } from "./domain-settings";
 import { ServiceDomain } from "./service-domain";
 import { TYPE_TOKENS } from "./type-tokens";
+import { serviceRecords } from "./unit-test-mocks";
 
 export type { DomainCloudflareArgs } from "./domain-cloudflare-args";
 
@@ -113,9 +114,10 @@ export class Domain extends pulumi.ComponentResource {
     );
 
     // With `adopt`, whether records can be published is known only once the service has answered.
+    const serviceAnswer = serviceRecords(service.dnsRecords, this);
     const published =
       args.cloudflare && preflight
-        ? publishRecords(name, service.dnsRecords, args.cloudflare, preflight, publishing, this)
+        ? publishRecords(name, serviceAnswer, args.cloudflare, preflight, publishing, this)
         : undefined;
     this.records = published ? published.records : pulumi.output([]);
 
@@ -127,7 +129,7 @@ export class Domain extends pulumi.ComponentResource {
             {
               domainId: service.domainId,
               // What the wait asks DNS about before asking the service, and what a failure explains.
-              dnsRecords: service.dnsRecords,
+              dnsRecords: serviceAnswer,
               zoneId: args.cloudflare?.zoneId,
               ...args.verification,
               ...verificationChecks(name, mx, args.verification, this),

@@ -1,6 +1,7 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { ExistingRecord } from "../dns/zone-records";
+import { runsUnderMocks } from "./unit-test-mocks";
 
 /**
  * What a program run asks of its Cloudflare zones, answered from as few reads as the zones' pages
@@ -46,13 +47,21 @@ const GET_DNS_RECORDS = "cloudflare:index/getDnsRecords:getDnsRecords";
 /**
  * The provider answered a read with no `results` at all: not an empty zone but no read. The engine
  * answers so for a provider whose configuration is not known yet (a preview where the token comes
- * from a resource still to be made).
+ * from a resource still to be made). Under Pulumi's unit-test mocks (`pulumi.runtime.setMocks`), it
+ * is the mocks' `call` that answered, and the documented `call: (args) => args.inputs` echoes the
+ * read's arguments: `underMocks` says so.
  */
 export class ZoneNotRead extends Error {
-  constructor(readonly zoneId: string) {
+  constructor(
+    readonly zoneId: string,
+    readonly underMocks = false,
+  ) {
     super(
-      `the Cloudflare provider answered the read of zone ${zoneId} without any records, as it does when its ` +
-        "configuration is not known yet",
+      underMocks
+        ? `the unit-test mocks (pulumi.runtime.setMocks) answered the read of zone ${zoneId} (${GET_DNS_RECORDS}) ` +
+            "without `results`"
+        : `the Cloudflare provider answered the read of zone ${zoneId} without any records, as it does when its ` +
+            "configuration is not known yet",
     );
     this.name = "ZoneNotRead";
   }
@@ -87,7 +96,7 @@ export class ZoneReads {
     private readonly read: ReadRecords = readThroughProvider,
   ) {}
 
-  /** True the first time a zone could not be read in this run (to say so once). */
+  /** True the first time a zone (or `key`) could not be read in this run (to say so once). */
   firstNotRead(zoneId: string): boolean {
     const zone = this.zone(zoneId);
     if (zone.notReadSaid) return false;
@@ -170,7 +179,7 @@ export class ZoneReads {
     args: cloudflare.GetDnsRecordsArgs,
   ): Promise<cloudflare.types.output.GetDnsRecordsResult[]> {
     const found = await this.read(args, this.provider);
-    if (!Array.isArray(found?.results)) throw new ZoneNotRead(String(args.zoneId));
+    if (!Array.isArray(found?.results)) throw new ZoneNotRead(String(args.zoneId), runsUnderMocks());
     // A record added while a read of several pages is under way moves the others a place back:
     // one of them is then read twice.
     const seen = new Set<string>();

@@ -338,13 +338,14 @@ test("a program that throws after declaring a Domain creates nothing", async () 
 `;
 
 describe("docs/testing.md's tests of a user's program, with the kit", () => {
-  it(`jest (installed from ${TSC_WAY}): preview, live and a bad input, against an emulator of its own`, async () => {
+  it(`jest (installed from ${TSC_WAY}): preview, live and a bad input, against an emulator of its own; and a unit test under Pulumi's own mocks`, async () => {
     const { project, underMocks } = await installs.get(TSC_WAY)!;
     await underMocks.catch(() => undefined); // one program run at a time in the project
     await npm(["install", "--save-dev", ...testedVersions(TEST_PACKAGES)], { cwd: project.dir });
     await fs.writeFile(path.join(project.dir, "jest.config.js"), testingGuideBlock("js jest.config.js"));
     await fs.writeFile(path.join(project.dir, "mail.test.ts"), testingGuideBlock("ts mail.test.ts"));
     await fs.writeFile(path.join(project.dir, "team.test.ts"), TEAM_TESTS);
+    await fs.writeFile(path.join(project.dir, "unit.test.ts"), testingGuideBlock("ts unit.test.ts"));
     const cache = path.join(project.dir, ".jest-cache");
     const reportFile = path.join(project.dir, "jest-report.json");
     const output = await run(
@@ -375,6 +376,11 @@ describe("docs/testing.md's tests of a user's program, with the kit", () => {
       "a zone id left as a placeholder fails the preview, naming the setting",
     ]);
     expect(results["team.test.ts"].map((result) => result.status)).toEqual(["passed", "passed", "passed"]);
+    // Pulumi's own mocks, without the kit: the program with its Domain runs as before.
+    expect(results["unit.test.ts"].map((result) => [result.title, result.status])).toEqual([
+      ["the support route quarantines spam", "passed"],
+    ]);
+    expect(output).toContain("the zone checks were skipped");
     // The README's tsconfig lets ts-jest compile each file alone: no TS151002 warning.
     expect(output).not.toContain("TS151002");
   }, 600_000);
