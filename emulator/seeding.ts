@@ -13,7 +13,7 @@ import { EmailApiContext } from "./email-api";
 import { CreatedDomainJson, createdDomainJson, DomainJson } from "./email-api/domains";
 import { RouteJson } from "./email-api/routes";
 import { SeedRouteInput, serverSeeding } from "./email-api/seed";
-import { ServerRecord } from "./store/state";
+import { MessageRecord, ServerRecord } from "./store/state";
 
 /**
  * Seeding and inspecting the emulator from a test, without HTTP: `emulator.cloudflare.addRecord`,
@@ -92,6 +92,15 @@ export interface EmailApiSeeding {
   domains(): DomainJson[];
   /** The server's routes as `routes/list` answers them. */
   routes(): RouteJson[];
+  /**
+   * The messages `send/message` accepted on the server, one record per recipient, oldest first, as
+   * stored: with `raw` (the message as Postal would send it, DKIM-signed), its SMTP envelope
+   * (`mailFrom`, `helo`) and the address it leaves from (`clientIp`), what a receiver judges.
+   * Copies: changing one changes nothing.
+   * @example
+   * const [sent] = emulator.emailApi.messages().filter((m) => m.rcptTo === "someone@example.org");
+   */
+  messages(): MessageRecord[];
 }
 
 export interface SeedingContext {
@@ -159,6 +168,7 @@ export function emulatorSeeding({ cloudflare, emailApi, server }: SeedingContext
       addRoute: (route) => durable(() => service.addRoute(route)),
       domains: () => service.domains(),
       routes: () => service.routes(),
+      messages: () => service.messages(),
     },
   };
 }

@@ -8,6 +8,7 @@ import { NameserverView } from "./dns/nameserver-view";
 import { liveZoneData, RunningDnsServer } from "./dns/server";
 import { zoneByIdOrName, zoneNameServers } from "./cloudflare/zones";
 import { EmailApiContext, emailApiService, seedServer } from "./email-api";
+import { generateDkimKey, INSTALLATION_KEY_BITS } from "./email-api/dkim";
 import { FaultInjector } from "./http/faults";
 import { ServiceRateLimit } from "./http/rate-limit";
 import { RequestLog } from "./http/request-log";
@@ -93,6 +94,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     endpoints: options.endpoints ?? DEFAULT_ENDPOINTS,
   });
   const zones = zoneNames.map((name) => addZone(store, name));
+  // The installation's own DKIM key, as Postal's installer makes its signing key: once.
+  if (!store.state.signingKey) {
+    const key = await generateDkimKey(INSTALLATION_KEY_BITS);
+    store.state.signingKey = { publicKey: key.publicKey, privateKeyPem: key.privateKeyPem };
+  }
   store.changed();
   await store.persisted(); // an unwritable state file stops the start before any port opens
 
@@ -103,12 +109,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const nameservers: EmulatorNameserver[] = [];
     const dnsPort = options.ports?.dns ?? 0;
     for (let index = 0; index < nameserverCount; index++) {
-      const view = new NameserverView(() => liveZoneData(store, dns.spfInclude));
+      const view = new NameserverView(() => liveZoneData(store, dns));
       const server: RunningDnsServer = await startDnsServer({
         store,
         host,
         port: dnsPort === 0 ? 0 : dnsPort + index,
-        spfInclude: dns.spfInclude,
+        dns,
         view,
       });
       started.push(server);

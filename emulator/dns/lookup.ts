@@ -6,6 +6,14 @@ import { apexNsRecords, soaRecord, toResourceRecord } from "./resource-records";
 /**
  * Authoritative lookup over the Cloudflare stand-in's zones and records. Pure: the server passes
  * the live state at query time, so a record created through the API answers at once.
+ *
+ * Wildcards are answered as RFC 4592 §3.3 says: a name that does not exist (no records at it and
+ * none below it) is answered from the records at `*.<closest encloser>` (its nearest ancestor that
+ * exists), with the question's name as owner; a name that exists, an empty non-terminal included,
+ * is never matched; a CNAME there is followed as any CNAME. Cloudflare serves wildcard records of
+ * every type, `*` only as the leftmost label (Cloudflare docs, "Wildcard DNS records"; the
+ * stand-in refuses other names, names.ts), proxied or not; one covers deeper levels too, never the
+ * apex nor a name with a record of its own (Cloudflare blog, "Wildcard proxy for everyone", 2022).
  */
 
 export interface ZoneData {
@@ -49,7 +57,10 @@ export function lookup(data: ZoneData, questionName: string, type: string): Look
         ? { rcode: "REFUSED", authoritative: false, answers: [], authorities: [] }
         : { rcode: "NOERROR", authoritative: true, answers, authorities: [] };
     }
-    const here = data.records.filter((record) => record.zoneId === zone.id && record.name === name);
+    const inZone = data.records.filter((record) => record.zoneId === zone.id);
+    const atName = inZone.filter((record) => record.name === name);
+    const wildcard = atName.length === 0 ? wildcardSource(zone, inZone, name) : undefined;
+    const here = wildcard ?? atName;
     const proxied = here.filter((record) => record.proxied);
     if (proxied.length > 0) {
       const edge = proxiedAnswer(here, type, ownerName);
@@ -71,10 +82,7 @@ export function lookup(data: ZoneData, questionName: string, type: string): Look
     if (matching.length > 0) {
       return { rcode: "NOERROR", authoritative: true, answers: [...answers, ...matching], authorities: [] };
     }
-    const exists =
-      name === zone.name ||
-      here.length > 0 ||
-      data.records.some((r) => r.zoneId === zone.id && r.name.endsWith(`.${name}`));
+    const exists = wildcard !== undefined || nameExists(zone, inZone, name);
     return {
       rcode: exists ? "NOERROR" : "NXDOMAIN",
       authoritative: true,
@@ -83,6 +91,29 @@ export function lookup(data: ZoneData, questionName: string, type: string): Look
     };
   }
   return { rcode: "NOERROR", authoritative: true, answers, authorities: [] };
+}
+
+/** RFC 4592 §2.2.2: a name exists when it is the apex, owns records, or has records below it. */
+function nameExists(zone: ZoneRecord, inZone: CloudflareDnsRecord[], name: string): boolean {
+  return name === zone.name || inZone.some((r) => r.name === name || r.name.endsWith(`.${name}`));
+}
+
+/**
+ * The records a name that does not exist is answered from (RFC 4592 §3.3.1): those of
+ * `*.<closest encloser>`, none when that wildcard is an empty non-terminal (no data), undefined
+ * when there is no such wildcard or the name exists.
+ */
+function wildcardSource(
+  zone: ZoneRecord,
+  inZone: CloudflareDnsRecord[],
+  name: string,
+): CloudflareDnsRecord[] | undefined {
+  if (nameExists(zone, inZone, name)) return undefined;
+  let encloser = name;
+  do encloser = encloser.slice(encloser.indexOf(".") + 1);
+  while (!nameExists(zone, inZone, encloser));
+  const source = `*.${encloser}`;
+  return nameExists(zone, inZone, source) ? inZone.filter((record) => record.name === source) : undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import { Store } from "../store/store";
 import type { ZoneData } from "./lookup";
 import { answerMessage } from "./message";
 import type { NameserverView } from "./nameserver-view";
-import { withServiceRecords } from "./service-records";
+import { ServiceDns, withServiceRecords } from "./service-records";
 import { TcpFrameReader, frameTcpMessage } from "./tcp-framing";
 
 /**
@@ -15,8 +15,8 @@ import { TcpFrameReader, frameTcpMessage } from "./tcp-framing";
 
 export interface DnsServerOptions {
   store: Store;
-  /** The service's `dns.spf_include`: its SPF record is answered too (service-records.ts). */
-  spfInclude?: string;
+  /** The installation's DNS settings: its own records are answered too (service-records.ts). */
+  dns?: ServiceDns;
   host: string;
   /** 0 picks a port free for both UDP and TCP. */
   port: number;
@@ -37,16 +37,19 @@ export interface RunningDnsServer {
 const TCP_IDLE_MS = 10_000;
 const PORT_ATTEMPTS = 5;
 
-/** The zones as the DNS serves them now: the stand-in's records and the service's own (service-records.ts). */
-export function liveZoneData(store: Store, spfInclude: string | undefined): ZoneData {
-  return spfInclude === undefined
+/**
+ * The zones as the DNS serves them now: the stand-in's records and the installation's own
+ * (service-records.ts), its DKIM key once the state holds one.
+ */
+export function liveZoneData(store: Store, dns: ServiceDns | undefined): ZoneData {
+  return dns === undefined
     ? store.state.cloudflare
-    : withServiceRecords(store.state.cloudflare, spfInclude);
+    : withServiceRecords(store.state.cloudflare, dns, store.state.signingKey?.publicKey);
 }
 
 export async function startDnsServer(options: DnsServerOptions): Promise<RunningDnsServer> {
   const view = options.view;
-  const zoneData = view ? () => view.current() : () => liveZoneData(options.store, options.spfInclude);
+  const zoneData = view ? () => view.current() : () => liveZoneData(options.store, options.dns);
   for (let attempt = 1; ; attempt++) {
     const udp = await bindUdp(options.host, options.port, zoneData);
     const port = udp.address().port;

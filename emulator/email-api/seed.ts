@@ -1,4 +1,4 @@
-import { DomainRecord, ServerRecord } from "../store/state";
+import { DomainRecord, MessageRecord, ServerRecord } from "../store/state";
 import { Store } from "../store/store";
 import { EmailApiContext, ServerActionRequest } from "./context";
 import { DomainJson, domainJson, insertDomain, runDomainCheck, serverDomains } from "./domains";
@@ -69,5 +69,9 @@ export function serverSeeding(context: EmailApiContext, server: ServerRecord) {
     },
     domains: (): DomainJson[] => serverDomains(context.store, server).map(domainJson),
     routes: (): RouteJson[] => serverRoutes(context.store, server).map(routeJson),
+    messages: (): MessageRecord[] =>
+      context.store.state.messages
+        .filter((message) => message.serverId === server.id)
+        .map((message) => structuredClone(message)),
   };
 }

@@ -4,13 +4,16 @@ import { Store } from "../store/store";
 import { ActionResult, ServerActionRequest } from "./context";
 import { ApiError } from "./errors";
 import { SendErrorCode, sendTexts } from "./messages";
+import { composeMessage } from "./mime";
+import { outgoing } from "./outgoing";
 import { Params, param } from "./params";
 import { alphabets, randomString } from "./random";
 import { sameText } from "./validation";
 
 /**
  * `send/message`, Postal's legacy send (SendController#message + OutgoingMessagePrototype).
- * Nothing is delivered: the emulator only accepts and records.
+ * Nothing is delivered: the emulator accepts and records each message as Postal would send it
+ * (mime.ts builds it, outgoing.ts signs it and makes its envelope).
  *
  * Stored shape: one `MessageRecord` per recipient (To, then CC, then BCC), all sharing one
  * `messageId` (`<uuid>@<return path domain>`, as Postal makes it). Per record:
@@ -20,7 +23,8 @@ import { sameText } from "./validation";
  * - `to`, `cc`, `bcc`: the full lists as sent (a string is split at commas, as Postal does);
  * - `headers`: the custom `headers` object, values turned into strings;
  * - `attachments`: `{ name, contentType, size }` with `size` the decoded byte count (the data
- *   itself is not kept).
+ *   itself is kept in `raw` only);
+ * - `raw`, `mailFrom`, `clientIp`, `helo`: the message as sent and its SMTP envelope (outgoing.ts).
  * Postal's data is `{ message_id, messages: { <rcpt>: { id, token } } }`; a repeated recipient
  * gets its own record, and the last one wins in `messages`.
  */
@@ -34,7 +38,8 @@ interface Attachment {
   data: string | null;
 }
 
-export function sendMessage({ store, server, params, dns }: ServerActionRequest): ActionResult {
+export function sendMessage(request: ServerActionRequest): ActionResult {
+  const { store, server, params, dns } = request;
   const to = addressList(param(params, "to"));
   const cc = addressList(param(params, "cc"));
   const bcc = addressList(param(params, "bcc"));
@@ -43,6 +48,7 @@ export function sendMessage({ store, server, params, dns }: ServerActionRequest)
   const htmlBody = text(params, "html_body");
   const attachments = attachmentList(param(params, "attachments"));
   const attachmentFailure = firstAttachmentFailure(attachments);
+  const domain = authenticatedDomain(store, server, from);
 
   // Postal validates everything but reports only the first failure, in this order.
   const failure = (
@@ -53,14 +59,16 @@ export function sendMessage({ store, server, params, dns }: ServerActionRequest)
       ["TooManyBCCAddresses", bcc.length > MAX_ADDRESSES],
       ["NoContent", isBlank(plainBody) && isBlank(htmlBody)],
       ["FromAddressMissing", isBlank(from)],
-      ["UnauthenticatedFromAddress", !authenticatedDomain(store, server, from)],
+      ["UnauthenticatedFromAddress", !domain],
       ["AttachmentMissingName", attachmentFailure === "AttachmentMissingName"],
       ["AttachmentMissingData", attachmentFailure === "AttachmentMissingData"],
     ] satisfies [SendErrorCode, boolean][]
   ).find(([, failed]) => failed);
   if (failure) throw new ApiError(failure[0], { message: sendTexts[failure[0]] });
+  if (!domain) throw new Error("unreachable: a message without its domain passed the checks");
 
   const messageId = `${randomUUID()}@${dns.returnPathDomain}`;
+  const now = new Date();
   const shared = {
     messageId,
     serverId: server.id,
@@ -80,17 +88,30 @@ export function sendMessage({ store, server, params, dns }: ServerActionRequest)
       contentType: a.contentType,
       size: Buffer.from(a.data ?? "", "base64").length,
     })),
-    createdAt: new Date().toISOString(),
+    createdAt: now.toISOString(),
   };
+  const composed = composeMessage({
+    ...shared,
+    attachments: attachments.map((a) => ({
+      name: a.name ?? "",
+      contentType: a.contentType,
+      data: a.data ?? "",
+    })),
+    date: now,
+  });
+  const { raw, ...envelope } = outgoing(request, server, domain, composed, now);
   // A Map, so an address such as `__proto__` cannot reach Object.prototype.
   const messages = new Map<string, { id: number; token: string }>();
   let firstId: number | undefined;
   for (const address of [...to, ...cc, ...bcc]) {
+    const token = randomString(alphabets.alphanumeric, 12);
     const record: MessageRecord = {
       ...shared,
       id: store.nextId("message"),
-      token: randomString(alphabets.alphanumeric, 12),
+      token,
       rcptTo: stripName(address),
+      raw: raw(token),
+      ...envelope,
     };
     store.state.messages.push(record);
     messages.set(record.rcptTo, { id: record.id, token: record.token });

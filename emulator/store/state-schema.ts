@@ -66,6 +66,11 @@ const message = z.strictObject({
   headers: z.record(z.string(), text),
   attachments: z.array(z.strictObject({ name: text, contentType: text, size: z.int().min(0) })),
   createdAt: text,
+  // Absent from the files of emulators that did not keep them yet.
+  raw: text.default(""),
+  mailFrom: text.default(""),
+  clientIp: text.default(""),
+  helo: text.default(""),
 });
 const zone = z.strictObject({ id: text, name: text, createdOn: text });
 const record = z.strictObject({
@@ -98,6 +103,7 @@ const stateSchema: z.ZodType<EmulatorState> = z
     domains: z.array(domain),
     routes: z.array(route),
     messages: z.array(message),
+    signingKey: z.strictObject({ publicKey: text, privateKeyPem: text }).optional(),
     cloudflare: z.strictObject({ zones: z.array(zone), records: z.array(record) }),
   })
   .superRefine((state, context) => {

@@ -64,7 +64,7 @@ export interface DomainRecord {
   dkimIdentifierString: string;
   /** Base64 DER SubjectPublicKeyInfo, as it appears after `p=` in the DKIM record. */
   dkimPublicKey: string;
-  /** The DKIM private key (PEM), which signs nothing here but is kept as Postal keeps it. */
+  /** The DKIM private key (PEM): it signs the domain's mail once its DKIM check is OK. */
   dkimPrivateKeyPem: string;
   /** The SPF check's status; null before the first check. */
   spfStatus: CheckStatus | null;
@@ -157,6 +157,18 @@ export interface MessageRecord {
   }[];
   /** When it was accepted (ISO 8601). */
   createdAt: string;
+  /**
+   * The message as Postal would hand it to the recipient's server (RFC 5322, CRLF): its
+   * DKIM-Signature first, then `X-Postal-MsgID`, then the message `send/message` made, attachments
+   * included. "" for a message stored before the emulator kept it.
+   */
+  raw: string;
+  /** The envelope sender (SMTP `MAIL FROM`): `<server token>@<return path host>`. */
+  mailFrom: string;
+  /** The address the message leaves from: what a receiver checks SPF for. */
+  clientIp: string;
+  /** The name the sending host gives in `HELO`/`EHLO`. */
+  helo: string;
 }
 
 /** A Cloudflare zone the stand-in holds. */
@@ -232,6 +244,16 @@ export interface EmulatorState {
   routes: RouteRecord[];
   /** The messages accepted, one record per recipient. */
   messages: MessageRecord[];
+  /**
+   * The installation's own DKIM key (Postal's `signing.key`): it signs the mail of domains whose
+   * DKIM check is not OK, as `d=<dns.return_path_domain>`. Made at the emulator's first start.
+   */
+  signingKey?: {
+    /** Base64 DER SubjectPublicKeyInfo, as published after `p=`. */
+    publicKey: string;
+    /** The private key (PEM). */
+    privateKeyPem: string;
+  };
   /** What the Cloudflare stand-in holds. */
   cloudflare: {
     /** Its zones. */

@@ -31,6 +31,16 @@ export interface MacroValues {
   o?: string;
   /** `%{v}`: `in-addr` for an IPv4 client, `ip6` for an IPv6 one. */
   v?: string;
+  /** `%{s}`: the sender's address, when one message is judged (`checkHost`). */
+  s?: string;
+  /** `%{l}`: the sender's local part. */
+  l?: string;
+  /** `%{i}`: the client's address (IPv6 as dot-separated nibbles, RFC 7208 §7.3). */
+  i?: string;
+  /** `%{h}`: the name the client gave in HELO. */
+  h?: string;
+  /** `%{p}`: the client's validated name; `unknown` when none is looked up (§7.3 allows it). */
+  p?: string;
 }
 
 /** One piece of a macro-string: literal text, or a macro expansion. */

@@ -67,13 +67,15 @@ function checkIncludeDomain(domain: string, caller: string): void {
  * modifier (a record of only `redirect=`: mechanisms are evaluated before a redirect is followed,
  * §6.1, so mail the include passes passes, and everything else still gets the redirect's verdict),
  * else at the end. The user's terms are never moved, respelled or respaced; the added text is
- * `include:<domain>` joined with single spaces.
+ * `include:<domain>` joined with single spaces. One exception: an include of the service's domain
+ * written in other letters is respelled as the service spells it (`respellSpfIncludes`).
  *
  * An include the user wrote with another qualifier (`~include:…`) or after `all` counts as
  * present (a second copy would duplicate a mechanism and not change the verdict of the first):
  * `spfIncludeProblem` says why it does not authorize the service.
  */
-export function mergeSpfIncludes(existing: string, includes: readonly string[]): string {
+export function mergeSpfIncludes(record: string, includes: readonly string[]): string {
+  const existing = respellSpfIncludes(record, includes);
   const { terms } = parseOrThrow(existing, "mergeSpfIncludes");
   const added = missingSpfIncludes(existing, includes).map((domain) => `include:${domain}`);
   if (added.length === 0) return existing;
@@ -88,6 +90,32 @@ export function mergeSpfIncludes(existing: string, includes: readonly string[]):
   if (next) return `${existing.slice(0, next.offset)}${added.join(" ")} ${existing.slice(next.offset)}`;
   const end = terms.length > 0 ? endOf(terms[terms.length - 1]) : 6;
   return `${existing.slice(0, end)} ${added.join(" ")}${existing.slice(end)}`;
+}
+
+/**
+ * The record with every `include:` of the given domains that is spelled otherwise (`INCLUDE:`, other
+ * letters in the domain, a final dot) written `include:<domain>` as given, its qualifier kept, and
+ * every other byte kept. Receivers compare domains without case
+ * (RFC 7208 §4.3), so their verdict is the same; Postal's check matches its include with a
+ * case-sensitive pattern, and fails a record that names it in capitals until someone respells it.
+ */
+export function respellSpfIncludes(record: string, includes: readonly string[]): string {
+  const { terms } = parseOrThrow(record, "respellSpfIncludes");
+  let text = record;
+  // From the end, so that earlier offsets stay right.
+  for (const term of [...terms].reverse()) {
+    // `include: domain` is the user's syntax error, which a merge refuses (`spfIncludeProblem`).
+    // A macro's letter case is its meaning (`%{D}` asks for the value URL-escaped, RFC 7208 §7.3).
+    if (!isInclude(term) || term.value === undefined || /\s|%/.test(term.text)) continue;
+    const value = term.value;
+    const spelled = includes.find((domain) => sameDomain(domain, value));
+    const colon = term.text.indexOf(":");
+    // The qualifier as written, the mechanism's name in lowercase, the domain as the service spells it.
+    const respelled = `${term.text.slice(0, colon).replace(/include$/i, "include")}:${spelled}`;
+    if (spelled === undefined || respelled === term.text) continue;
+    text = text.slice(0, term.offset) + respelled + text.slice(term.offset + term.text.length);
+  }
+  return text;
 }
 
 function endOf(term: SpfTermText): number {

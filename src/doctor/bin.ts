@@ -11,6 +11,7 @@ runDoctor(process.argv.slice(2), {
   readText: (path) => (path === "-" ? streamText(process.stdin) : readFile(path, "utf8")),
   // Loaded only when needed: it brings the DNS code (and @pulumi/pulumi's log) along.
   diagnose: async (request) => (await import("./diagnosis.js")).diagnoseChecks(request),
+  judge: async (request) => (await import("./diagnosis.js")).judgeDomain(request),
 }).then(
   (code) => {
     process.exitCode = code;

@@ -6,14 +6,18 @@ import { failingChecks } from "../verification/report";
 import { DOCTOR_USAGE, DoctorUsageError, doctorOptions, HELP_REQUESTED } from "./options";
 import type { DiagnosisRequest } from "./diagnosis";
 import { readRecords, RecordsError } from "./records";
-import { doctorReport, doctorTable, type DoctorDiagnosis } from "./report";
+import { doctorReport, doctorTable, type DoctorDiagnosis, type ReceiversReport } from "./report";
+import type { ReceiversJudgement } from "../receivers/judge";
 
 /**
  * `pulumi-email-delivery doctor <domain>`: finds the domain by name, asks the service to check it
  * (`domains/check`: the API has no read-only status with texts; `domains/list` holds the statuses
- * of the last check only, without what the service says), and prints the result. Exit codes: 0
- * every check passes, 1 one does not (or the service has no such domain), 2 a usage or settings
- * error, or a service that could not be asked (an unreachable base URL, a refused key).
+ * of the last check only, without what the service says), and prints the result; with
+ * `--records`, what DNS serves for each failing check and what receivers make of the domain's
+ * mail. Exit codes: 0 every check passes (and receivers accept the mail, when judged), 1 one does
+ * not, receivers would not accept the mail or could not be judged (or the service has no such
+ * domain), 2 a usage or settings error, or a service that could not be asked (an unreachable base
+ * URL, a refused key).
  */
 
 /** What the command prints through and reads; the bin passes the process's own. */
@@ -28,6 +32,14 @@ export interface DoctorIo {
    * fails. The bin passes `diagnoseChecks` (diagnosis.ts). @default none: the service's table only
    */
   diagnose?: (request: DiagnosisRequest) => Promise<DoctorDiagnosis[]>;
+  /**
+   * What receivers make of the domain's mail from DNS as served, asked whenever `--records` is
+   * given, the service's checks passing or not. The bin passes `judgeDomain` (diagnosis.ts).
+   * @default none: the service's checks alone decide
+   */
+  judge?: (
+    request: Pick<DiagnosisRequest, "records" | "nameservers">,
+  ) => Promise<ReceiversJudgement | undefined>;
 }
 
 /** Printed under a failing table when there are no records to diagnose with. */
@@ -105,7 +117,16 @@ export async function runDoctor(args: string[], io: DoctorIo): Promise<number> {
       diagnosisError = (error as Error).message;
     }
   }
-  const report = doctorReport(options.domain, result, diagnosis, diagnosisError);
+  let receivers: ReceiversReport | undefined;
+  if (result && records && io.judge) {
+    try {
+      const judgement = await io.judge({ records, nameservers: options.nameservers });
+      if (judgement) receivers = { judgement };
+    } catch (error) {
+      receivers = { error: (error as Error).message };
+    }
+  }
+  const report = doctorReport(options.domain, result, diagnosis, diagnosisError, receivers);
   const text = options.json ? JSON.stringify(report, null, 2) : doctorTable(report);
   io.stdout(`${redact(text, secret)}\n`);
   if (failing.length > 0 && !records) (options.json ? io.stderr : io.stdout)(`${RECORDS_HINT}\n`);

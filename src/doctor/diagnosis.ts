@@ -1,6 +1,8 @@
 import type { DnsRecord, DomainCheck } from "../client";
 import type { CheckName } from "../inputs/verification-inputs";
 import { checkDiagnoser, expectedRecords } from "../verification/check-diagnosis";
+import type { ReceiversJudgement } from "../receivers/judge";
+import { receiversJudge } from "../verification/receivers-judge";
 import type { DoctorDiagnosis } from "./report";
 
 /**
@@ -35,4 +37,19 @@ export async function diagnoseChecks(request: DiagnosisRequest): Promise<DoctorD
     const row = found[check];
     return row ? [{ check, ...row.diagnosis, facts: row.facts }] : [];
   });
+}
+
+/**
+ * Receivers' judgement of the domain (`receiversJudge`, as the verification's last step makes it),
+ * made whether or not the service's checks pass: the service's checks are a minimum. Undefined when
+ * the records hold nothing to judge by.
+ */
+export async function judgeDomain(
+  request: Pick<DiagnosisRequest, "records" | "nameservers">,
+): Promise<ReceiversJudgement | undefined> {
+  const judge = receiversJudge(
+    request.records,
+    request.nameservers ? { nameservers: request.nameservers } : {},
+  );
+  return judge?.();
 }

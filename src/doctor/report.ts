@@ -1,8 +1,11 @@
 import type { DomainCheck } from "../client";
 import { CHECK_NAMES, type CheckName } from "../inputs/verification-inputs";
-import type { DiagnosisCase, DiagnosisFacts } from "../verification/diagnosis";
+import type { DiagnosisCase, DiagnosisFacts } from "../verification/diagnosis-facts";
 import { diagnosisLines } from "../verification/diagnosis-text";
 import { CHECKS } from "../verification/report";
+import { receiversAccept, type ReceiverFinding, type ReceiversJudgement } from "../receivers/judge";
+import { judgedChecks } from "../verification/receivers-step";
+import { findingLines } from "../verification/receivers-report";
 
 /**
  * What the doctor found, as data (the `--json` document) and as a table for people. Pure.
@@ -33,6 +36,21 @@ export interface DoctorDiagnosis {
   facts: DiagnosisFacts;
 }
 
+/** Receivers' judgement of the domain (with `--records`), or why it could not be made. */
+export type ReceiversReport = { judgement: ReceiversJudgement } | { error: string };
+
+/** What receivers decided, as the `--json` document holds it. */
+export interface DoctorReceivers {
+  spf: ReceiversJudgement["spf"];
+  dkim: ReceiversJudgement["dkim"];
+  dmarc: ReceiversJudgement["dmarc"];
+  /** False: receivers would not accept the mail; null: DNS did not let them judge. */
+  accepted: boolean | null;
+  findings: ReceiverFinding[];
+  /** Why no judgement could be made. */
+  error?: string;
+}
+
 export interface DoctorReport {
   domain: string;
   /** False when the service has no domain of that name on the key's server. */
@@ -41,7 +59,9 @@ export interface DoctorReport {
   diagnosis: DoctorDiagnosis[];
   /** Why the failing checks could not be diagnosed (a DNS server refused), when they could not. */
   diagnosisError?: string;
-  /** Every check the service runs passed: the exit code is 0. */
+  /** Receivers' judgement, when `--records` was given. */
+  receivers?: DoctorReceivers;
+  /** Every check the service runs passed, and receivers accept the mail when judged: exit 0. */
   passed: boolean;
 }
 
@@ -50,6 +70,7 @@ export function doctorReport(
   result: DomainCheck | undefined,
   diagnosis: DoctorDiagnosis[] = [],
   diagnosisError?: string,
+  judged?: ReceiversReport,
 ): DoctorReport {
   const checks = CHECK_NAMES.map((check): DoctorCheck => {
     const status = result ? (result[CHECKS[check].status] as string | null) : null;
@@ -61,13 +82,38 @@ export function doctorReport(
       passed: status === "OK",
     };
   });
+  const receivers = judged && doctorReceivers(judged);
   return {
     domain,
     found: result !== undefined,
     checks,
     diagnosis,
     ...(diagnosisError === undefined ? {} : { diagnosisError }),
-    passed: result !== undefined && checks.every((check) => check.passed),
+    ...(receivers ? { receivers } : {}),
+    passed:
+      result !== undefined &&
+      checks.every((check) => check.passed) &&
+      (!receivers || receivers.accepted === true),
+  };
+}
+
+function doctorReceivers(judged: ReceiversReport): DoctorReceivers {
+  if ("error" in judged)
+    return {
+      spf: "unknown",
+      dkim: "unknown",
+      dmarc: "unknown",
+      accepted: null,
+      findings: [],
+      error: judged.error,
+    };
+  const { judgement } = judged;
+  return {
+    spf: judgement.spf,
+    dkim: judgement.dkim,
+    dmarc: judgement.dmarc,
+    accepted: receiversAccept(judgement, judgedChecks(CHECK_NAMES)) ?? null,
+    findings: judgement.findings,
   };
 }
 
@@ -85,9 +131,17 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
       width,
     ).join("\n");
   const failing = report.checks.filter((check) => !check.passed);
+  const receivers = report.receivers;
+  const verdict = !receivers
+    ? ""
+    : receivers.accepted === true
+      ? "; receivers accept its mail"
+      : receivers.accepted === false
+        ? `; receivers would not accept its mail`
+        : "; receivers could not be judged";
   const head = failing.length
-    ? `${report.domain}: ${failing.length} of ${report.checks.length} checks failing`
-    : `${report.domain}: all ${report.checks.length} checks pass`;
+    ? `${report.domain}: ${failing.length} of ${report.checks.length} checks failing${verdict}`
+    : `${report.domain}: all ${report.checks.length} checks pass${verdict}`;
   const header = ["check", "status", "service says"];
   const rows = report.checks.map((check) => [
     check.label,
@@ -113,8 +167,20 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
     lines.push(
       ...wrap(`The records could not be diagnosed: ${report.diagnosisError}`, width - 2).map(indented),
     );
+  if (receivers) {
+    lines.push(
+      "",
+      `${RECEIVERS_HEADING} SPF ${receivers.spf}, DKIM ${receivers.dkim}, DMARC ${receivers.dmarc}`,
+    );
+    lines.push(...findingLines(receivers.findings));
+    if (receivers.error)
+      lines.push(...wrap(`Receivers could not be judged: ${receivers.error}`, width - 2).map(indented));
+  }
   return lines.join("\n");
 }
+
+/** Before receivers' verdicts and findings. */
+export const RECEIVERS_HEADING = "What receivers decide:";
 
 /** Above the diagnosis rows, as under a verification's failure. */
 export const DIAGNOSIS_HEADING = "What DNS serves, check by check:";

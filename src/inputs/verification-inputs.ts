@@ -48,7 +48,20 @@ export interface VerificationInputs {
   dnsRecords?: DnsRecord[];
   /** The Cloudflare zone the records are published in: a failure then shows what it holds. */
   zoneId?: string;
+  /**
+   * What the wait does when the service's checks pass and receivers would not accept the mail:
+   * fail (`fail`), or pass with a warning (`warn`). Absent in state written before it was an input:
+   * it then reads as its default.
+   */
+  whenReceiversReject?: WhenReceiversReject;
 }
+
+/** What a verification does when receivers would not accept the domain's mail. */
+export const WHEN_RECEIVERS_REJECT = ["fail", "warn"] as const;
+/** One of {@link WHEN_RECEIVERS_REJECT}. */
+export type WhenReceiversReject = (typeof WHEN_RECEIVERS_REJECT)[number];
+/** @default "fail": a posture receivers reject is never reported as plain success. */
+export const DEFAULT_WHEN_RECEIVERS_REJECT: WhenReceiversReject = "fail";
 
 /** The default longest wait: 5 s, or the poll interval when that is longer. */
 export function defaultMaxPollInterval(pollIntervalSeconds: number): number {
@@ -127,6 +140,12 @@ const VERIFICATION_RULES: Record<keyof VerificationInputs, PropertyRule> = {
   maxPollIntervalSeconds: { schema: secondsSchema(1, 300) },
   dnsRecords: { schema: dnsRecordsSchema },
   zoneId: { schema: zoneIdSchema },
+  whenReceiversReject: {
+    schema: z.enum(WHEN_RECEIVERS_REJECT, {
+      error: (issue) => `must be "fail" or "warn", not ${describeValue(issue.input)}`,
+    }),
+    default: DEFAULT_WHEN_RECEIVERS_REJECT,
+  },
 };
 
 export function checkVerificationInputs(news: object): CheckedInputs<VerificationInputs> {

@@ -1,5 +1,6 @@
 import { DMARC_RECORD_PREFIX } from "../dns/dmarc-args";
 import { parseDmarc } from "../dns/dmarc";
+import { organizationalDomain } from "../receivers/dmarc-evaluation";
 import { unquoteTxt } from "../dns/txt";
 import { resourceRule, ResourceSubject, stackRule, type StackResource } from "./policy-kit";
 import { groupBy, knownString, UNKNOWN } from "./props";
@@ -117,16 +118,19 @@ function dmarcPublishers(resources: StackResource[], domains: Map<string, Domain
   });
 }
 
-/** `mail.example.com` and the names above it that can hold a policy for it (`example.com`). */
-function selfAndParents(name: string): string[] {
-  const labels = name.split(".");
-  return labels.slice(0, -1).map((_, index) => labels.slice(index).join("."));
+/**
+ * The names whose DMARC policy governs `name`'s mail: its own, else its organizational domain's
+ * (RFC 7489 §6.6.3, receivers' model): never a parent in between (`eu.example.com` for
+ * `mail.eu.example.com` governs nothing of it).
+ */
+function governingNames(name: string): string[] {
+  return [...new Set([name.toLowerCase(), organizationalDomain(name)])];
 }
 
 /**
  * `email-dmarc-published` (stack, advisory): every Domain publishing in Cloudflare has a DMARC
- * policy in the stack, at its name or a parent's (receivers fall back to the organizational
- * domain's, RFC 7489 §6.6.3), and no name has two (receivers then apply none).
+ * policy in the stack, at its name or its organizational domain's (where receivers look, RFC 7489
+ * §6.6.3), and no name has two (receivers then apply none).
  */
 export const dmarcPublished = stackRule({
   name: "email-dmarc-published",
@@ -141,9 +145,9 @@ export const dmarcPublished = stackRule({
     for (const [urn, domain] of domains) {
       // DNS hosted elsewhere is published elsewhere; settings not known yet are judged once they are.
       if (!domain.cloudflare || domain.dmarc || !domain.name) continue;
-      if (selfAndParents(domain.name).some((name) => atName.has(name))) continue;
+      if (governingNames(domain.name).some((name) => atName.has(name))) continue;
       report(
-        `${domainLabel(domain)} declares no DMARC policy in this stack, at its name or a parent's, so receivers ` +
+        `${domainLabel(domain)} declares no DMARC policy in this stack, at its name or its organizational domain's, so receivers ` +
           'have no instruction for mail that fails SPF and DKIM in its name. Add dmarc: { policy: "none", ' +
           `aggregateReports: ["mailto:dmarc@${domain.name}"] } to the Domain, read the reports, then raise the ` +
           'policy to "quarantine" or "reject".',

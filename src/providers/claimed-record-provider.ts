@@ -5,7 +5,7 @@ import { freshRecordsAt } from "../cloudflare/fresh-zone-reads";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import { claimFor } from "../dns/existing-records";
 import { sameContent } from "../dns/zone-records";
-import { removeSpfIncludes } from "../dns/spf";
+import { removeSpfIncludes, respellSpfIncludes, serviceSpfIncludes } from "../dns/spf";
 import { isSpfRecord, lowercaseSpfVersion } from "../dns/spf-record";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import { CheckedInputs, checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
@@ -241,13 +241,19 @@ async function unmerge(api: DnsRecordsApi, state: ClaimedRecordOutputs, id: stri
   // No longer an SPF record (the user reused it): nothing of this stack's is in it.
   if (!isSpfRecord(unquoteTxt(current.content))) return;
   const unmerged = removeSpfIncludes(unquoteTxt(current.content), state.added ?? []);
-  if (unmerged === unquoteTxt(current.content)) return;
-  // Back as the user wrote it (their strings, quoted or not) when that is what is left.
+  // Back as the user wrote it (their strings, quoted or not, an include in their letters) when
+  // that is what is left: the merge only respelled the service's include and wrote `v=spf1`.
+  const includes = isSpfRecord(unquoteTxt(state.content))
+    ? serviceSpfIncludes(unquoteTxt(state.content))
+    : [];
+  const asMerged = (record: string) => respellSpfIncludes(lowercaseSpfVersion(record), includes);
+  const original =
+    state.original && isSpfRecord(unquoteTxt(state.original.content)) ? state.original : undefined;
   const content =
-    state.original &&
-    lowercaseSpfVersion(unquoteTxt(state.original.content)) === lowercaseSpfVersion(unmerged)
-      ? state.original.content
+    original && asMerged(unquoteTxt(original.content)) === asMerged(unmerged)
+      ? original.content
       : quoteTxt(unmerged);
+  if (unquoteTxt(content) === unquoteTxt(current.content)) return;
   await api.replace(state.zoneId, id, { ...bodyOf(current), content });
 }
 

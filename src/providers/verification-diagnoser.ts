@@ -1,7 +1,8 @@
 import * as log from "@pulumi/pulumi/log";
 import { dnsRecordsApi } from "../cloudflare/dns-records";
 import { recentZoneRecords } from "../cloudflare/recent-zone-reads";
-import type { VerificationInputs } from "../inputs";
+import { DEFAULT_WHEN_RECEIVERS_REJECT, VerificationInputs } from "../inputs";
+import { receiversJudge } from "../verification/receivers-judge";
 import { checkDiagnoser, expectedRecords } from "../verification/check-diagnosis";
 import { bareName } from "../verification/dns-facts";
 import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../verification/dns-first";
@@ -13,22 +14,28 @@ import { cloudflareSetting, dnsNameserversSetting, dnsResolverSetting } from "./
  * the domain's expected records, asking the nameservers the settings name (the kit's emulator)
  * or the zone's own, and the zone's records when it knows the zone and the package has a
  * Cloudflare token; and DNS first, so the service's check is asked when DNS shows the records
- * (or every two minutes, or when DNS cannot tell). Nothing when it was given no records (a
+ * (or every two minutes, or when DNS cannot tell); and once the service passes, receivers' judgement
+ * of the records as served (`receiversJudge`). Nothing when it was given no records (a
  * standalone verification, an adopted domain): the wait is then the service's checks alone.
  */
 export function verificationDiagnoser(
-  inputs: Pick<VerificationInputs, "dnsRecords" | "zoneId" | "timeoutSeconds">,
-): Pick<WaitOptions, "diagnose" | "dnsFirst"> {
+  inputs: Pick<VerificationInputs, "dnsRecords" | "zoneId" | "timeoutSeconds" | "whenReceiversReject">,
+): Pick<WaitOptions, "diagnose" | "dnsFirst" | "receivers"> {
   const expected = expectedRecords(inputs.dnsRecords ?? []);
   if (expected.length === 0) return {};
   const nameservers = dnsNameserversSetting();
   const resolver = dnsResolverSetting();
+  const dns = { ...(nameservers ? { nameservers } : {}), ...(resolver ? { resolver } : {}) };
+  const judge = receiversJudge(inputs.dnsRecords ?? [], dns);
   return {
     diagnose: checkDiagnoser({
       expected,
-      dns: { ...(nameservers ? { nameservers } : {}), ...(resolver ? { resolver } : {}) },
+      dns,
       ...(inputs.zoneId ? zoneReader(inputs.zoneId, Date.now()) : {}),
     }),
+    ...(judge
+      ? { receivers: { judge, whenRejected: inputs.whenReceiversReject ?? DEFAULT_WHEN_RECEIVERS_REJECT } }
+      : {}),
     // A quarter of a short wait at most: a wait of a minute still asks the service 4 times while
     // one nameserver lags, so one busy answer at the deadline cannot fail it.
     dnsFirst: {

@@ -6,10 +6,13 @@ import { redact } from "../client/redact";
 import {
   CheckedInputs,
   checkVerificationInputs,
+  DEFAULT_WHEN_RECEIVERS_REJECT,
   defaultMaxPollInterval,
   VerificationInputs,
 } from "../inputs";
 import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
+import { receiversMessage } from "../verification/receivers-report";
+import type { ReceiversVerdicts } from "../receivers/judge";
 import { kitRunStop } from "../verification/kit-run-stop";
 import type { WaitOutcome } from "../verification/report";
 import { WaitClock, waitForChecks, waitTimes } from "../verification/wait";
@@ -27,8 +30,13 @@ import {
 
 /** What a verification records in state, plus its inputs (later versions must keep reading it). */
 export interface VerificationOutputs extends DomainCheck, VerificationInputs {
-  /** True when every requested check was OK at the last check. */
+  /**
+   * True when every requested check was OK at the last check and receivers did not reject the
+   * domain's mail (or `whenReceiversReject` is `warn`).
+   */
   verified: boolean;
+  /** Receivers' verdicts at the wait's last judgement; absent in state written before, or without records. */
+  receivers?: ReceiversVerdicts;
 }
 
 /** The inputs as the engine sends them once checked, with the stored provider. */
@@ -43,7 +51,13 @@ type VerificationState = VerificationOutputs & StoredProviderProperty;
  */
 const DIFF_RULES: DiffRules = {
   replace: ["domainId"],
-  update: ["checks", "timeoutSeconds", "pollIntervalSeconds", "maxPollIntervalSeconds"],
+  update: [
+    "checks",
+    "timeoutSeconds",
+    "pollIntervalSeconds",
+    "maxPollIntervalSeconds",
+    "whenReceiversReject",
+  ],
 };
 
 /** The verificationProvider as callers see it: every method there, each answer typed (see `TypedResourceProvider`). */
@@ -84,7 +98,8 @@ export function createVerificationProvider(clock: WaitClock = {}): VerificationP
     ): Promise<Updated<VerificationOutputs>> {
       // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
       const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
-      if (olds.verified === true && changed.length === 0) return { outs: outputs(pickInputs(news), olds) };
+      if (olds.verified === true && changed.length === 0)
+        return { outs: outputs(pickInputs(news), olds, undefined, olds.receivers) };
       return { outs: await verify(news, clock) };
     },
 
@@ -95,7 +110,7 @@ export function createVerificationProvider(clock: WaitClock = {}): VerificationP
       const inputs = pickInputs(state);
       try {
         const result = await serviceClient().checkDomain(inputs.domainId);
-        return { id, props: outputs(inputs, result), inputs };
+        return { id, props: outputs(inputs, result, undefined, state.receivers), inputs };
       } catch (error) {
         if (isObjectNotFound(error)) return { id: undefined, props: {} }; // the domain is gone
         throw error;
@@ -150,22 +165,55 @@ async function verify(inputs: VerificationProps, clock: WaitClock): Promise<Veri
       });
     throw error;
   }
-  const outs = outputs(pickInputs(inputs), outcome.result ?? notChecked());
-  if (outcome.verified) return outs;
+  const outs = outputs(pickInputs(inputs), outcome.result ?? notChecked(), outcome);
+  // The service passed; receivers decided (or could not) and the stack asked for a warning.
+  const receiversSay = outcome.receiversAccepted !== true && (outcome.receivers || outcome.receiversError);
+  if (outcome.verified) {
+    if (receiversSay) log.warn(receiversMessage(domain, outcome));
+    return outs;
+  }
 
   // The client scrubs keys from its errors; scrubbed again here, as this text reaches CI logs.
-  const message = redact(timeoutMessage(domain, inputs.timeoutSeconds, inputs.checks, outcome), [
-    connectionSetting("apiKey"),
-  ]);
+  const passedService = outcome.result && failingChecks(outcome.result, inputs.checks).length === 0;
+  const message = redact(
+    passedService && receiversSay
+      ? receiversMessage(domain, outcome)
+      : timeoutMessage(domain, inputs.timeoutSeconds, inputs.checks, outcome),
+    [connectionSetting("apiKey")],
+  );
   // Kept in state as not verified, so the next `up` updates it, i.e. waits again.
   throw new PartialWriteError(message, String(inputs.domainId), { ...outs, __provider: inputs.__provider });
 }
 
-function outputs(inputs: VerificationInputs, result: DomainCheck): VerificationOutputs {
+/**
+ * The outputs after a check: its statuses, `verified` (the service's checks pass and, when they
+ * were judged, receivers did not reject the mail), and receivers' verdicts when judged. A check
+ * without a judgement (a refresh) keeps the last one, and a rejection stands until a wait judges
+ * again.
+ */
+function outputs(
+  inputs: VerificationInputs,
+  result: DomainCheck,
+  judged?: Pick<WaitOutcome, "receivers" | "receiversAccepted" | "verified">,
+  last?: ReceiversVerdicts,
+): VerificationOutputs {
+  const receivers: ReceiversVerdicts | undefined = judged?.receivers
+    ? {
+        spf: judged.receivers.spf,
+        dkim: judged.receivers.dkim,
+        dmarc: judged.receivers.dmarc,
+        accepted: judged.receiversAccepted ?? null,
+      }
+    : judged
+      ? undefined
+      : last;
+  const servicePasses = failingChecks(result, inputs.checks).length === 0;
+  const warned = (inputs.whenReceiversReject ?? DEFAULT_WHEN_RECEIVERS_REJECT) === "warn";
   return {
     ...inputs,
     ...result,
-    verified: failingChecks(result, inputs.checks).length === 0,
+    ...(receivers ? { receivers } : {}),
+    verified: judged ? judged.verified : servicePasses && (warned || receivers?.accepted !== false),
   };
 }
 
@@ -181,6 +229,7 @@ function pickInputs(source: VerificationInputs): VerificationInputs {
     inputs.maxPollIntervalSeconds = source.maxPollIntervalSeconds;
   if (source.dnsRecords !== undefined) inputs.dnsRecords = source.dnsRecords;
   if (source.zoneId !== undefined) inputs.zoneId = source.zoneId;
+  if (source.whenReceiversReject !== undefined) inputs.whenReceiversReject = source.whenReceiversReject;
   return inputs;
 }
 
@@ -189,9 +238,13 @@ function pickInputs(source: VerificationInputs): VerificationInputs {
  * such state compares equal to the same program's inputs (and to inputs `check()` filled in).
  */
 function withDefaults<T extends Partial<VerificationInputs>>(props: T): T {
+  const filled = {
+    ...props,
+    whenReceiversReject: props.whenReceiversReject ?? DEFAULT_WHEN_RECEIVERS_REJECT,
+  };
   if (props.maxPollIntervalSeconds !== undefined || typeof props.pollIntervalSeconds !== "number")
-    return props;
-  return { ...props, maxPollIntervalSeconds: defaultMaxPollInterval(props.pollIntervalSeconds) };
+    return filled;
+  return { ...filled, maxPollIntervalSeconds: defaultMaxPollInterval(props.pollIntervalSeconds) };
 }
 
 /**

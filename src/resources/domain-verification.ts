@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
 import type { CheckName } from "../inputs";
+import type { ReceiversVerdicts } from "../receivers/judge";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
 /**
@@ -58,6 +59,17 @@ export interface DomainVerificationArgs {
    * @default none: only DNS is asked
    */
   zoneId?: pulumi.Input<string>;
+  /**
+   * What `pulumi up` does when the service's checks pass but receivers would not accept the
+   * domain's mail, judged from the records the domain's nameservers serve (with `dnsRecords`; RFC
+   * 7208, 6376, 7489: a second SPF record, a DMARC policy the service's mail cannot pass, a revoked
+   * or short DKIM key): `"fail"` (the resource stays not verified, with a line per finding) or
+   * `"warn"` (it passes, the findings said as a warning), for a stack that does not own the
+   * domain's posture. A DNS answer that cannot be had is never taken for a pass.
+   * @default "fail"
+   * @example "warn"
+   */
+  whenReceiversReject?: pulumi.Input<"fail" | "warn">;
 }
 
 /**
@@ -85,6 +97,12 @@ export class DomainVerification extends EmailDeliveryDynamicResource {
   declare readonly returnPathStatus: pulumi.Output<string | null>;
   /** Why the return-path check failed at the last check; null when it did not. */
   declare readonly returnPathError: pulumi.Output<string | null>;
+  /**
+   * What receivers decided at the wait's end (with `dnsRecords`): `spf`, `dkim` and `dmarc`
+   * (`pass`, `fail`, `unknown`; DMARC also `none`: no policy governs the domain) and `accepted`
+   * (null when DNS did not let them judge). Undefined without records.
+   */
+  declare readonly receivers: pulumi.Output<ReceiversVerdicts | undefined>;
 
   constructor(name: string, args: DomainVerificationArgs, opts?: pulumi.CustomResourceOptions) {
     super(
@@ -99,6 +117,7 @@ export class DomainVerification extends EmailDeliveryDynamicResource {
         maxPollIntervalSeconds: args.maxPollIntervalSeconds,
         dnsRecords: args.dnsRecords,
         zoneId: args.zoneId,
+        whenReceiversReject: args.whenReceiversReject,
       },
       [
         "verified",
@@ -110,6 +129,7 @@ export class DomainVerification extends EmailDeliveryDynamicResource {
         "mxError",
         "returnPathStatus",
         "returnPathError",
+        "receivers",
       ],
       opts,
     );

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
+import type { ReceiversVerdicts } from "../receivers/judge";
 import { DmarcArgs, dmarcRecordContent } from "../dns";
 import { CHECK_NAMES, dmarcProblems } from "../inputs";
 import { publishRecords, zonePreflight } from "./publish-records";
@@ -31,9 +32,10 @@ export interface DomainArgs {
    */
   cloudflare?: DomainCloudflareArgs;
   /**
-   * Wait during `pulumi up` until the service reports the checks OK, or `false` not to wait.
-   * The settings are `DomainVerification`'s, with the same rules.
-   * @default { checks: ["spf", "dkim", "mx", "returnPath"], timeoutSeconds: 600, pollIntervalSeconds: 5, maxPollIntervalSeconds: 5 }
+   * Wait during `pulumi up` until the service reports the checks OK and receivers would accept the
+   * domain's mail as its nameservers serve it, or `false` not to wait. The settings are
+   * `DomainVerification`'s, with the same rules.
+   * @default { checks: ["spf", "dkim", "mx", "returnPath"], timeoutSeconds: 600, pollIntervalSeconds: 5, maxPollIntervalSeconds: 5, whenReceiversReject: "fail" }
    * @example { checks: ["spf", "dkim"], timeoutSeconds: 1200 }
    */
   verification?: DomainVerificationSettings | false;
@@ -88,8 +90,16 @@ export class Domain extends pulumi.ComponentResource {
   readonly mxStatus: pulumi.Output<string | null>;
   /** The return-path check's status: the verification's last, else the service's. */
   readonly returnPathStatus: pulumi.Output<string | null>;
-  /** True when every requested check passed (false without verification). */
+  /**
+   * True when every requested check passed and receivers did not reject the domain's mail (false
+   * without verification).
+   */
   readonly verified: pulumi.Output<boolean>;
+  /**
+   * What receivers decided for the domain's mail once the service's checks passed: `spf`, `dkim`,
+   * `dmarc` and `accepted` (see `DomainVerification.receivers`). Undefined without verification.
+   */
+  readonly receivers: pulumi.Output<ReceiversVerdicts | undefined>;
   /**
    * The records published (empty without `cloudflare`): `cloudflare.DnsRecord`s, and
    * `ClaimedDnsRecord`s where `cloudflare.existingRecords` is not "fail".
@@ -146,6 +156,7 @@ export class Domain extends pulumi.ComponentResource {
     this.mxStatus = verification ? verification.mxStatus : service.mxStatus;
     this.returnPathStatus = verification ? verification.returnPathStatus : service.returnPathStatus;
     this.verified = verification ? verification.verified : pulumi.output(false);
+    this.receivers = verification ? verification.receivers : pulumi.output(undefined);
 
     this.registerOutputs({
       ...settings,
@@ -157,6 +168,7 @@ export class Domain extends pulumi.ComponentResource {
       mxStatus: this.mxStatus,
       returnPathStatus: this.returnPathStatus,
       verified: this.verified,
+      receivers: this.receivers,
     });
   }
 }

@@ -88,7 +88,7 @@ export function recordDeclarer(
           ...(type === "MX" ? { priority: cloudflarePriority(known) } : {}),
         } as PlannedRecord;
         await reportTogether(name, parent, async () => {
-          const claim = await survey.check(name, zoneId, planned, policies, publisher);
+          const claim = await survey.check(name, zoneId, planned, policies, publisher, false, true);
           return claim.action === "refuse" ? [{ planned, policy, problem: claim.problem }] : [];
         });
         return [];

@@ -30,8 +30,9 @@ import { runsUnderMocks } from "./unit-test-mocks";
  * below its zone's apex costs 4 at most in a zone of any size (the apex's suffix is the whole
  * zone: it costs 3, then 1 or 2 per name). The worst case against the ideal is a zone just larger
  * than the budget: twice the per-domain reads. A read whose answer may be incomplete is never an
- * empty answer, and an update about to publish where a read of several pages found nothing reads
- * the zone once more (`confirmedAt`).
+ * empty answer, and an update about to publish where the first read found nothing reads the
+ * domain's names again just before (`confirmedAt`): one more read per new domain, none when
+ * nothing new is published.
  */
 
 /** Records per page of Cloudflare's list API when `per_page` is not given (the provider gives none). */
@@ -45,11 +46,9 @@ export const NAME_READ_LIMIT = 1000;
 const GET_DNS_RECORDS = "cloudflare:index/getDnsRecords:getDnsRecords";
 
 /**
- * The provider answered a read with no `results` at all: not an empty zone but no read. The engine
- * answers so for a provider whose configuration is not known yet (a preview where the token comes
- * from a resource still to be made). Under Pulumi's unit-test mocks (`pulumi.runtime.setMocks`), it
- * is the mocks' `call` that answered, and the documented `call: (args) => args.inputs` echoes the
- * read's arguments: `underMocks` says so.
+ * The provider answered a read with no `results` at all: not an empty zone but no read, as the
+ * engine answers for a provider whose configuration is not known yet (a preview where the token
+ * comes from a resource still to be made). `underMocks`: unit-test mocks answered (`setMocks`).
  */
 export class ZoneNotRead extends Error {
   constructor(
@@ -81,8 +80,8 @@ interface ZoneState {
   /** Per domain: its records and those under it, or undefined when a page or more. */
   byDomain: Map<string, Promise<ExistingRecord[] | undefined>>;
   byName: Map<string, Promise<ExistingRecord[]>>;
-  /** The whole zone read a second time, to confirm what a read of several pages found (`confirmedAt`). */
-  again?: Promise<ExistingRecord[] | undefined>;
+  /** Per domain, its records read again for the writes about to be made (`confirmedAt`), while under way. */
+  fresh: Map<string, Promise<ExistingRecord[] | undefined>>;
   /** Whether the run said that the zone could not be read. */
   notReadSaid?: boolean;
 }
@@ -130,25 +129,38 @@ export class ZoneReads {
   }
 
   /**
-   * The records at `name`, confirmed for a write about to be made there because nothing was in
-   * the way. A read of several pages is offset paging: a record deleted elsewhere in the zone while
-   * it is read moves the records after it a place forward, and one can slip onto a page already
-   * read. Such a read is made a second time (once per zone and run, shared by every write's check,
-   * and only for writes: a preview and a run that publishes nothing new pay nothing), and the
-   * records found by either count: a record missed by one read is seen by the other. A read of one
-   * page, of one domain or of one name cannot miss a record that way and is taken as it is.
+   * The records at `name` as the zone holds them now, for a write about to be made there because
+   * the run's first read found nothing in the way. That read may be minutes old by the time a new
+   * domain's records are written (the service names them only once it has made the domain), and
+   * someone may have added a record meanwhile: a second SPF record beside the one written here is
+   * a permerror for receivers. So the name is read again, with every name of its domain (one read
+   * by name suffix, shared by the domain's writes that ask while it is under way), else alone. Only
+   * writes pay: a preview writes nothing, and a record the stack holds already is not written
+   * again. The records either read found count, so offset paging of a large first read cannot
+   * hide one either.
    */
   async confirmedAt(zoneId: string, name: string): Promise<ExistingRecord[]> {
     const wanted = normalName(name);
     const first = await this.recordsAt(zoneId, wanted);
     const zone = this.zone(zoneId);
-    const whole = await zone.whole;
-    if (!whole || whole.length < RECORDS_PER_PAGE) return first;
-    zone.again ??= nextTurn().then(() => this.readWhole(zoneId, Math.max(zone.domains.size, 1)));
-    const again = await zone.again;
-    // Grown past what reading it whole was worth since: this name alone, then.
-    const second = again ? named(again, wanted) : await this.readName(zoneId, wanted);
-    return uniqueById([...first, ...second]);
+    const domain = coveringDomain(zone.domains, wanted);
+    let now: ExistingRecord[];
+    if (domain === undefined) now = await this.readName(zoneId, wanted);
+    else {
+      let read = zone.fresh.get(domain);
+      if (!read) {
+        read = this.readDomain(zoneId, domain);
+        zone.fresh.set(domain, read);
+        // Shared by the writes that ask while it is under way (a domain's records are known at
+        // once, when the service answers), never by a later one: that reads the zone again.
+        const forget = () => setImmediate(() => zone.fresh.delete(domain));
+        read.then(forget, forget);
+      }
+      const under = await read;
+      // A domain with a page or more of records (a zone's apex): this name alone.
+      now = under ? named(under, wanted) : await this.readName(zoneId, wanted);
+    }
+    return uniqueById([...first, ...now]);
   }
 
   /**
@@ -170,7 +182,10 @@ export class ZoneReads {
   private zone(zoneId: string): ZoneState {
     let zone = this.zones.get(zoneId);
     if (!zone)
-      this.zones.set(zoneId, (zone = { domains: new Set(), byDomain: new Map(), byName: new Map() }));
+      this.zones.set(
+        zoneId,
+        (zone = { domains: new Set(), byDomain: new Map(), byName: new Map(), fresh: new Map() }),
+      );
     return zone;
   }
 

@@ -136,16 +136,20 @@ export class ZoneSurvey {
     publisher: Publisher,
     /** For a record whose content is not known yet: true when the stack published for the domain before. */
     publishedBefore = false,
+    /** The record is about to be written (not the preflight's look before the domain is made). */
+    writing = false,
   ): Promise<Claim> {
     const zone = await this.reading(component, zoneId, planned.name, () =>
       this.recordsAt(zoneId, planned.name),
     );
     if (zone === undefined) return { action: "undecided" };
     let claim = claimFor(planned, zone, policies.of(planned.purpose), publisher);
-    // About to publish where nothing is, not even the stack's own record: what a read of several
-    // pages found is confirmed first (zone-reads.ts `confirmedAt`). A preview writes nothing, and
-    // a record the stack holds already is not written again: neither pays for it.
+    // About to publish where nothing is, not even the stack's own record: the zone as it is now,
+    // not as the run's first read found it minutes ago (zone-reads.ts `confirmedAt`). A record
+    // added meanwhile is refused under "fail", never doubled. A preview writes nothing, and a
+    // record the stack holds already is not written again: neither pays for it.
     if (
+      writing &&
       claim.action === "create" &&
       !zone.some((record) => competes(planned, record)) &&
       !pulumi.runtime.isDryRun()

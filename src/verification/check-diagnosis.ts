@@ -1,6 +1,7 @@
 import type { DnsRecord, DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
-import { diagnose, DiagnosisFacts, ExpectedRecord, ZoneRecordFact } from "./diagnosis";
+import { diagnose } from "./diagnosis";
+import { DiagnosisFacts, ExpectedRecord, ZoneRecordFact } from "./diagnosis-facts";
 import type { CheckDiagnoses, CheckDiagnosis, Diagnoser } from "./diagnoser";
 import {
   bareName,
@@ -8,10 +9,9 @@ import {
   discoveryCache,
   DiscoveryCache,
   DnsFactsOptions,
-  DnsQuery,
   gatherDnsFacts,
-  nodeDnsQuery,
 } from "./dns-facts";
+import { DnsQuery, nodeDnsQuery } from "../dns/dns-query";
 import { authoritativeShow } from "./dns-first";
 import { CHECKS } from "./report";
 

@@ -1,6 +1,6 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
-import type { Diagnosis, DiagnosisFacts } from "./diagnosis";
+import type { Diagnosis, DiagnosisFacts } from "./diagnosis-facts";
 
 /**
  * The seam between a wait (or the doctor command) and the diagnosis: what a `Diagnoser` takes and

@@ -1,5 +1,6 @@
 import { unquoteTxt } from "../dns/txt";
-import { describe, Diagnosis, DiagnosisFacts, sameName } from "./diagnosis";
+import { describe } from "./diagnosis";
+import { Diagnosis, DiagnosisFacts, sameName } from "./diagnosis-facts";
 
 /**
  * A diagnosis for people, beneath the check table: the case, the expected record, what the zone
@@ -52,6 +53,9 @@ export const CASE_TITLES: Record<Diagnosis["case"], string> = {
   "wrong-name": "published at the wrong name",
   propagating: "still propagating",
   "no-answer": "nameservers do not answer",
+  cname: "a CNAME where the record goes",
+  wildcard: "only a wildcard serves it",
+  "spf-include-spelling": "the include in other letters",
   "service-disagrees": "the service's check disagrees with DNS",
 };
 

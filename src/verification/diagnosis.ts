@@ -1,7 +1,8 @@
-import { missingSpfIncludes, serviceSpfIncludes } from "../dns/spf";
 import { isSpfRecord } from "../dns/spf-record";
 import { unquoteTxt } from "../dns/txt";
-import { sameContent } from "../dns/zone-records";
+import type { DnsAnswer } from "../dns/dns-query";
+import { sameName, type Diagnosis, type DiagnosisFacts, type ServerAnswer } from "./diagnosis-facts";
+import { answerServes, includeSpelling, servesExpected, valuesOf } from "./serves";
 
 /**
  * Why one of the service's checks fails, from facts alone: the record the service expects, what
@@ -12,126 +13,6 @@ import { sameContent } from "../dns/zone-records";
  * Comparisons follow `dns/zone-records.ts`: TXT unquoted (strings joined, as resolvers join
  * them), host names without letter case or a final dot.
  */
-
-/** The record a check looks for, as the service gave it (`dnsRecords`: TXT unquoted). */
-export interface ExpectedRecord {
-  purpose: "spf" | "dkim" | "mx" | "return_path";
-  /** Its fully qualified name. */
-  name: string;
-  /** `TXT`, `MX` or `CNAME`. */
-  type: string;
-  /** TXT text (unquoted), the MX exchange or the CNAME target. */
-  value: string;
-}
-
-/** A record the zone holds (Cloudflare's answer: TXT quoted as Cloudflare stores it). */
-export interface ZoneRecordFact {
-  name: string;
-  type: string;
-  content: string;
-  /** Proxied through Cloudflare: DNS answers with Cloudflare's addresses instead. @default false */
-  proxied?: boolean;
-}
-
-/**
- * One server's answer for the expected name and type: the values (TXT joined, MX exchanges, CNAME
- * targets), or NXDOMAIN, or an error (a timeout, SERVFAIL, REFUSED). `values: []` is NOERROR with
- * no data.
- */
-export type DnsAnswer = { values: string[] } | { nxdomain: true } | { error: string };
-
-/** What one DNS server answered; `server` names it for people (`ns1.example.net (192.0.2.1)`). */
-export interface ServerAnswer {
-  server: string;
-  answer: DnsAnswer;
-}
-
-/** Everything known about one expected record. */
-export interface DiagnosisFacts {
-  expected: ExpectedRecord;
-  /**
-   * The zone's records at the expected name and at the name doubled (`<name>.<zone>`), when the
-   * `Domain` publishes to Cloudflare; undefined when the zone is not known (the records are
-   * published by hand, or the doctor has no Cloudflare token).
-   */
-  zone?: { name: string; records: ZoneRecordFact[] };
-  /** Each of the zone's authoritative nameservers (or the one server the user named). */
-  authoritative: ServerAnswer[];
-  /** A recursive resolver's answer; undefined when it was not asked. */
-  recursive?: ServerAnswer;
-  /** Answers at the name with the zone appended twice (`mail.example.com.example.com`), if asked. */
-  doubled?: ServerAnswer[];
-  /** For SPF: what receivers make of the record served (`countSpfLookups`), when it was judged. */
-  spf?: { total: number; limit: number; problem?: string };
-  /** The service's status (`OK`, `Missing`, `Invalid`; null before its first check) and text. */
-  service: { status: string | null; text: string | null };
-}
-
-/** The cases a check can be in, from the most to the least definite fix. */
-export type DiagnosisCase =
-  | "ok"
-  | "not-published"
-  | "proxied"
-  | "spf-other-record"
-  | "spf-too-many-lookups"
-  | "other-value"
-  | "wrong-name"
-  | "propagating"
-  | "no-answer"
-  | "service-disagrees";
-
-/** A case with one line saying what is wrong and one saying what to do. */
-export interface Diagnosis {
-  case: DiagnosisCase;
-  /** One line: what is wrong, with the facts that show it. */
-  summary: string;
-  /** What to do; empty for `ok`. */
-  action: string;
-}
-
-/** Host names compared as Cloudflare and resolvers do: without letter case or a final dot. */
-export function sameName(a: string, b: string): boolean {
-  return a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
-}
-
-/**
- * Whether a served value is the expected record. For SPF, a record that already includes every
- * `include:` of the service's counts too: the `Domain` merges the service's include into a record
- * the zone already has instead of publishing a second one (`dns/spf.ts`).
- */
-export function servesExpected(expected: ExpectedRecord, value: string): boolean {
-  const text = expected.type.toUpperCase() === "TXT" ? unquoteTxt(value) : value;
-  if (sameContent(expected.type, expected.value, text)) return true;
-  // Postal compares a DKIM record trimmed and with its final ";" added if absent.
-  if (expected.purpose === "dkim") return dkimForm(text) === dkimForm(expected.value);
-  if (expected.purpose !== "spf" || !isSpfRecord(text)) return false;
-  try {
-    const includes = serviceSpfIncludes(expected.value);
-    return includes.length > 0 && missingSpfIncludes(text, includes).length === 0;
-  } catch {
-    return false; // a record that does not parse is not ours
-  }
-}
-
-function dkimForm(value: string): string {
-  const trimmed = value.trim();
-  return trimmed.endsWith(";") ? trimmed : `${trimmed};`;
-}
-
-/**
- * Whether one server's answer is what the check wants: the expected value among its values, and
- * for DKIM the only value (Postal's check refuses more than one record at the name, first).
- */
-export function answerServes(expected: ExpectedRecord, answer: DnsAnswer): boolean {
-  const values = valuesOf(answer);
-  if (expected.purpose === "dkim" && values.length > 1) return false;
-  return values.some((value) => servesExpected(expected, value));
-}
-
-/** The values of an answer (none for NXDOMAIN or an error). */
-function valuesOf(answer: DnsAnswer): string[] {
-  return "values" in answer ? answer.values : [];
-}
 
 /** Classifies one check: see `DiagnosisCase`. */
 export function diagnose(facts: DiagnosisFacts): Diagnosis {
@@ -196,6 +77,15 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
       const note = service.status === null ? "; the service has not checked it yet" : "";
       return { case: "ok", summary: `${where} is served as expected${note}`, action: "" };
     }
+    const spelling = expected.purpose === "spf" ? includeSpelling(expected, servers) : undefined;
+    if (spelling)
+      return {
+        case: "spf-include-spelling",
+        summary:
+          `the SPF record served names the service's include as "${spelling.written}", and the service matches ` +
+          `"include:${spelling.include}" letter for letter (receivers compare without case, RFC 7208 §4.3)`,
+        action: `Write it as include:${spelling.include}; a Domain with \`existingRecords.spf: "merge"\` respells it.`,
+      };
     return {
       case: "service-disagrees",
       summary: `DNS serves ${where} as expected (${servers.length} of ${servers.length} servers), but the service says ${service.status}`,
@@ -210,6 +100,15 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
       case: "propagating",
       summary: `${serving.length} of ${servers.length} nameservers serve ${where}; the others do not yet`,
       action: "Wait: the zone reaches every nameserver within minutes. Nothing to change.",
+    };
+
+  if (facts.cname && expected.type.toUpperCase() !== "CNAME")
+    return {
+      case: "cname",
+      summary:
+        `${bare(expected.name)} is a CNAME to ${facts.cname.target} (${facts.cname.server}), not a ${expected.type.toUpperCase()} ` +
+        "record: a name with a CNAME holds nothing else, and what the target serves is not the expected record",
+      action: `Delete the CNAME and publish ${where} with the expected value (the domain's \`dnsRecords\` output).`,
     };
 
   const twice = expected.purpose === "dkim" && answered.find((a) => valuesOf(a.answer).length > 1);
@@ -255,9 +154,19 @@ export function diagnose(facts: DiagnosisFacts): Diagnosis {
   // The expected value there (a wildcard's answer is not it), or a record of that very name.
   const doubledInZone =
     doubledName && (zone?.records ?? []).some((record) => sameName(record.name, doubledName));
-  const doubledInDns = (facts.doubled ?? []).some((server) =>
-    valuesOf(server.answer).some((v) => servesExpected(expected, v)),
-  );
+  const servesAt = (answers: ServerAnswer[] | undefined) =>
+    (answers ?? []).some((server) => valuesOf(server.answer).some((v) => servesExpected(expected, v)));
+  // A wildcard answers at the doubled name as at any name no one publishes: that is not the record.
+  const wildcard = servesAt(facts.wildcard);
+  const doubledInDns = servesAt(facts.doubled) && !wildcard;
+  if (wildcard && !doubledInZone)
+    return {
+      case: "wildcard",
+      summary:
+        `a wildcard record of the zone serves the expected value at names that have no records, but ` +
+        `${bare(expected.name)} has records of its own, so the wildcard does not answer there (RFC 4592 §2.2)`,
+      action: `Publish ${where} at the name itself with the expected value.`,
+    };
   if (doubledInZone || doubledInDns)
     return {
       case: "wrong-name",

@@ -1,9 +1,9 @@
-import { promises as dns } from "node:dns";
 import { dnsServerProblem } from "../dns/server-address";
 import { SpfResolver } from "../dns/spf-dns";
 import { countSpfLookups, spfLookupProblem } from "../dns/spf-lookup-count";
 import { isSpfRecord } from "../dns/spf-record";
-import type { DiagnosisFacts, DnsAnswer, ExpectedRecord, ServerAnswer } from "./diagnosis";
+import { DnsAnswer, DnsQuery, DnsServerAddress, nodeDnsQuery } from "../dns/dns-query";
+import type { DiagnosisFacts, ExpectedRecord, ServerAnswer } from "./diagnosis-facts";
 
 /**
  * What DNS serves for an expected record, for `diagnose`: the zone's authoritative nameservers
@@ -11,12 +11,6 @@ import type { DiagnosisFacts, DnsAnswer, ExpectedRecord, ServerAnswer } from "./
  * recursive resolver, which is what the service and receivers see through. Every query is
  * bounded; a server that does not answer is an answer too (`{ error }`), never a hung `up`.
  */
-
-/** Where a query goes: `undefined` is the machine's resolver; else `ip` or `ip:port`. */
-export type DnsServerAddress = string | undefined;
-
-/** One query; the package's is node:dns, tests may pass a table. */
-export type DnsQuery = (server: DnsServerAddress, name: string, type: string) => Promise<DnsAnswer>;
 
 export interface DnsFactsOptions {
   /**
@@ -49,6 +43,12 @@ export interface DnsFactsOptions {
 export const DEFAULT_DNS_TIMEOUT_MS = 3000;
 
 /**
+ * A name no one publishes, asked beside the doubled name: a wildcard record of the zone answers
+ * there as at the doubled name, which then holds no record of its own.
+ */
+export const WILDCARD_PROBE = "_email-delivery-wildcard-probe";
+
+/**
  * The zone a name is in: the closest name, itself or above, that has NS records; undefined when
  * none has, or the server stops answering.
  */
@@ -68,7 +68,7 @@ export async function findZone(
 }
 
 /** A nameserver to ask: how people read it, and where the query goes. */
-interface Nameserver {
+export interface Nameserver {
   label: string;
   address: DnsServerAddress;
 }
@@ -146,7 +146,7 @@ export async function gatherDnsFacts(
           await remember(
             cache?.nameservers,
             zoneName,
-            () => nameservers(zoneName, resolverAddress, query, options.nameserverPort ?? 53),
+            () => zoneNameservers(zoneName, resolverAddress, query, options.nameserverPort ?? 53),
             (found) => found.complete,
           )
         ).servers
@@ -165,9 +165,23 @@ export async function gatherDnsFacts(
           expected.name,
         )
       : undefined;
-  const doubled =
-    !brief && zoneName && servers.length > 0
-      ? [await ask(servers[0], `${bareName(expected.name)}.${zoneName}`)]
+  const full = !brief && zoneName && servers.length > 0;
+  const doubled = full ? [await ask(servers[0], `${bareName(expected.name)}.${zoneName}`)] : undefined;
+  const wildcard = full ? [await ask(servers[0], `${WILDCARD_PROBE}.${zoneName}`)] : undefined;
+  // A name that is a CNAME answers a TXT or MX question with the CNAME alone (to a target outside
+  // the zone): "no records" would hide it.
+  const first = authoritative[0]?.answer;
+  const alias =
+    !brief &&
+    first &&
+    "values" in first &&
+    first.values.length === 0 &&
+    expected.type.toUpperCase() !== "CNAME"
+      ? await query(servers[0].address, expected.name, "CNAME")
+      : undefined;
+  const cname =
+    alias && "values" in alias && alias.values.length > 0
+      ? { server: servers[0].label, target: bareName(alias.values[0]) }
       : undefined;
 
   const facts: Omit<DiagnosisFacts, "service" | "zone"> & { zoneName?: string } = {
@@ -175,6 +189,8 @@ export async function gatherDnsFacts(
     authoritative,
     ...(recursive ? { recursive } : {}),
     ...(doubled ? { doubled } : {}),
+    ...(wildcard ? { wildcard } : {}),
+    ...(cname ? { cname } : {}),
     ...(zoneName ? { zoneName } : {}),
   };
   const spfText = expected.purpose === "spf" && !brief ? servedSpf(authoritative, recursive) : undefined;
@@ -191,7 +207,7 @@ export async function gatherDnsFacts(
  * The zone's nameservers, each by its first address (IPv4), with the port they answer on;
  * `complete` when the NS lookup and every address lookup answered.
  */
-async function nameservers(
+export async function zoneNameservers(
   zone: string,
   resolver: DnsServerAddress,
   query: DnsQuery,
@@ -240,58 +256,6 @@ function spfResolver(query: DnsQuery, server: DnsServerAddress): SpfResolver {
     // Priorities do not change what a lookup costs.
     mx: async (name) => (await records(name, "MX")).map((exchange) => ({ priority: 0, exchange })),
   };
-}
-
-/**
- * node:dns, one try per query, `timeoutMs` each: a `Resolver` asking `server` alone, or the
- * machine's servers. TXT strings are joined as resolvers join them; MX answers are their exchanges (the checks ignore priorities).
- */
-export function nodeDnsQuery(timeoutMs: number): DnsQuery {
-  return async (server, name, type) => {
-    const resolver = new dns.Resolver({ timeout: timeoutMs, tries: 1 });
-    if (server !== undefined) resolver.setServers([server]);
-    try {
-      switch (type) {
-        case "TXT":
-          return { values: (await resolver.resolveTxt(name)).map((strings) => strings.join("")) };
-        case "MX":
-          return { values: (await resolver.resolveMx(name)).map((mx) => mx.exchange) };
-        case "CNAME":
-          return { values: await resolver.resolveCname(name) };
-        case "NS":
-          return { values: await resolver.resolveNs(name) };
-        case "A":
-          return { values: await resolver.resolve4(name) };
-        case "AAAA":
-          return { values: await resolver.resolve6(name) };
-        default:
-          return { error: `cannot ask for ${type}` };
-      }
-    } catch (error) {
-      return readError(error);
-    } finally {
-      resolver.cancel();
-    }
-  };
-}
-
-/** node:dns errors as answers: NXDOMAIN, no data, or why the server gave none. */
-function readError(error: unknown): DnsAnswer {
-  const code = (error as { code?: unknown }).code;
-  switch (code) {
-    case "ENOTFOUND":
-      return { nxdomain: true };
-    case "ENODATA":
-      return { values: [] };
-    case "ETIMEOUT":
-      return { error: "timed out" };
-    case "ESERVFAIL":
-      return { error: "SERVFAIL" };
-    case "EREFUSED":
-      return { error: "REFUSED" };
-    default:
-      return { error: typeof code === "string" ? code : String(error) };
-  }
 }
 
 /** A host name as compared: lower case, no final dot. */

@@ -1,5 +1,6 @@
 import type { CheckName } from "../inputs";
-import { answerServes, DiagnosisFacts } from "./diagnosis";
+import { DiagnosisFacts } from "./diagnosis-facts";
+import { answerServes } from "./serves";
 import type { CheckDiagnoses } from "./diagnoser";
 
 /**

@@ -1,6 +1,7 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
 import type { CheckDiagnoses } from "./diagnoser";
+import type { ReceiversJudgement } from "../receivers/judge";
 import { CASE_TITLES, diagnosisLines, wrap } from "./diagnosis-text";
 
 /** What a wait for the checks ended with (`waitForChecks`), which the reports describe. */
@@ -18,6 +19,12 @@ export interface WaitOutcome {
   diagnoses?: CheckDiagnoses;
   /** Why the diagnosis could not be made, when it failed (the failure stands without it). */
   diagnosisError?: Error;
+  /** Receivers' judgement, when the service passed and the wait was given `receivers`. */
+  receivers?: ReceiversJudgement;
+  /** Whether receivers accept the mail: false, they reject it; undefined, not judged. */
+  receiversAccepted?: boolean;
+  /** Why receivers could not be judged. */
+  receiversError?: Error;
 }
 
 /** How each check appears to a person, and where its status and error are in a check result. */

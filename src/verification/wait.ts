@@ -4,6 +4,8 @@ import { reclassify } from "./check-diagnosis";
 import type { CheckDiagnoses, DiagnoseOptions, Diagnoser } from "./diagnoser";
 import { authoritativeShow, DnsFirstOptions, dnsVerdict, serviceCheckReason } from "./dns-first";
 import { describeFailing, failingChecks, formatDuration, notChecked, WaitOutcome } from "./report";
+import { abortableSleep, stoppable } from "./sleep";
+import { ReceiversOptions, ReceiversStep, receiversStep } from "./receivers-step";
 
 export interface WaitOptions {
   checks: readonly CheckName[];
@@ -34,6 +36,12 @@ export interface WaitOptions {
    * progress line from DNS. @default none: the service is asked on every poll
    */
   dnsFirst?: DnsFirstOptions;
+  /**
+   * Once the service's checks pass, judge the domain's mail as receivers do (`receiversStep`): a
+   * posture they reject ends the wait as not verified (or verified with a warning), one they
+   * cannot judge yet is polled again. @default none: the service's checks decide
+   */
+  receivers?: ReceiversOptions;
   /** Injected for tests. @default Date.now, setTimeout, Math.random */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -70,6 +78,8 @@ export async function waitForChecks(
   let result: DomainCheck | undefined;
   let lastError: Error | undefined;
   let diagnosed: Pick<WaitOutcome, "diagnoses" | "diagnosisError"> = {};
+  // The service passed but receivers could not be judged yet (DNS did not answer): poll again.
+  let receiversOpen: ReceiversStep | undefined;
 
   for (;;) {
     options.signal?.throwIfAborted();
@@ -105,8 +115,13 @@ export async function waitForChecks(
         checked = true;
         serviceUnanswered = false;
         lastServiceCheckAt = now();
-        if (failingChecks(result, options.checks).length === 0)
-          return { result, verified: true, polls, serviceChecks };
+        receiversOpen = undefined;
+        if (failingChecks(result, options.checks).length === 0) {
+          if (!options.receivers) return { result, verified: true, polls, serviceChecks };
+          const step = await receiversStep(options.receivers, options.checks, requestTimeoutMs());
+          if (step.final) return { result, polls, serviceChecks, ...receiversOutcome(step) };
+          receiversOpen = step;
+        }
       } catch (error) {
         if (endsWait(error)) throw error;
         lastError = error as Error;
@@ -133,14 +148,24 @@ export async function waitForChecks(
     if (left <= 0) {
       if (result && options.diagnose && !zoneAsked)
         diagnosed = await finalDiagnosis(options.diagnose, options, result, diagnosed, Boolean(dnsFirst));
-      return { result, verified: false, polls, serviceChecks, lastError, ...diagnosed };
+      return {
+        result,
+        verified: false,
+        polls,
+        serviceChecks,
+        lastError,
+        ...diagnosed,
+        ...(receiversOpen ? receiversOutcome(receiversOpen) : {}),
+      };
     }
 
-    const waiting = result
-      ? `waiting for ${describeFailing(result, options.checks, diagnosed.diagnoses)}`
-      : askService
-        ? "the service did not answer"
-        : `waiting for ${describeFailing(notChecked(), options.checks, diagnosed.diagnoses)}`;
+    const waiting = receiversOpen
+      ? "the service's checks pass; waiting for DNS to answer receivers' lookups"
+      : result
+        ? `waiting for ${describeFailing(result, options.checks, diagnosed.diagnoses)}`
+        : askService
+          ? "the service did not answer"
+          : `waiting for ${describeFailing(notChecked(), options.checks, diagnosed.diagnoses)}`;
     options.log(
       `${waiting}; ${formatDuration(left)} left${lastError ? ` (last check: ${lastError.message})` : ""}`,
     );
@@ -203,53 +228,6 @@ async function finalDiagnosis(
 }
 
 /**
- * The global `setTimeout` (which test clocks replace), its timer cleared when `signal` aborts, so a
- * stopped wait keeps nothing pending; it then rejects with the signal's reason.
- */
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    // Aborted while the check was under way: an aborted signal never fires "abort" again, so a
-    // timer set now would outlive the wait.
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined = undefined;
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/** `pause`, ended early when `signal` aborts: then it rejects with the signal's reason. */
-async function stoppable(pause: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return pause;
-  // Aborted before or during it, the real sleep rejects too: that is never the error reported.
-  pause.catch(() => undefined);
-  signal.throwIfAborted();
-  let onAbort: () => void = () => undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => undefined); // raced below; never left unhandled
-  try {
-    await Promise.race([pause, aborted]);
-  } catch (error) {
-    // The real sleep rejects with its own AbortError: the reason is what the caller gave.
-    throw signal.aborted ? signal.reason : error;
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-  }
-}
-
-/**
  * Whether a failed check ends the wait. Only answers that another poll cannot change do:
  * - the key is refused (`auth`: HTTP 401/403, `AccessDenied`, `InvalidServerAPIKey`, …);
  * - the domain is gone: the service's own not-found (`DomainNotFound`), not a bare HTTP 404,
@@ -295,5 +273,17 @@ export function waitTimes(
     timeoutMs: inputs.timeoutSeconds * 1000,
     pollIntervalMs: inputs.pollIntervalSeconds * 1000,
     maxPollIntervalMs: Math.max(cap, inputs.pollIntervalSeconds) * 1000,
+  };
+}
+
+/** What a wait ends with after the receivers' step. */
+function receiversOutcome(
+  step: ReceiversStep,
+): Pick<WaitOutcome, "verified" | "receivers" | "receiversAccepted" | "receiversError"> {
+  return {
+    verified: step.verified,
+    ...(step.receivers ? { receivers: step.receivers } : {}),
+    receiversAccepted: step.accepted,
+    ...(step.receiversError ? { receiversError: step.receiversError } : {}),
   };
 }

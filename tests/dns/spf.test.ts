@@ -1,4 +1,5 @@
 import {
+  respellSpfIncludes,
   isSpfRecord,
   mergeSpfIncludes,
   missingSpfIncludes,
@@ -171,16 +172,25 @@ describe("mergeSpfIncludes", () => {
     expect(removeSpfIncludes(merged, [POSTAL])).toBe(existing);
   });
 
-  it("leaves a record that has the include unchanged: any letter case, final dot, + or a space after the colon", () => {
+  it("leaves a record that has the include unchanged: + or another qualifier, a space after the colon", () => {
     for (const existing of [
       `v=spf1 include:${POSTAL} ~all`,
-      "v=spf1 include:SPF.Postal.Example.COM -all",
-      `v=spf1 +include:${POSTAL}. ~all`,
-      `v=spf1 INCLUDE:${POSTAL}`,
+      `v=spf1 +include:${POSTAL} ~all`,
       `v=spf1 include: ${POSTAL} ~all`,
       `v=spf1 ~include:${POSTAL} ~all`,
     ]) {
       expect(mergeSpfIncludes(existing, [POSTAL])).toBe(existing);
+      expect(missingSpfIncludes(existing, [POSTAL])).toEqual([]);
+    }
+  });
+
+  it("adds nothing to a record with the include in other letters or with a final dot, and respells it as the service does", () => {
+    for (const [existing, merged] of [
+      ["v=spf1 include:SPF.Postal.Example.COM -all", `v=spf1 include:${POSTAL} -all`],
+      [`v=spf1 +include:${POSTAL}. ~all`, `v=spf1 +include:${POSTAL} ~all`],
+      [`v=spf1 INCLUDE:${POSTAL}`, `v=spf1 include:${POSTAL}`],
+    ]) {
+      expect(mergeSpfIncludes(existing, [POSTAL])).toBe(merged);
       expect(missingSpfIncludes(existing, [POSTAL])).toEqual([]);
     }
   });
@@ -206,6 +216,30 @@ describe("mergeSpfIncludes", () => {
     expect(() => mergeSpfIncludes("v=DMARC1; p=none", [POSTAL])).toThrow(/not an SPF record/);
     expect(() => mergeSpfIncludes("v=spf1 ~all", [`include:${POSTAL}`])).toThrow(/domain name/);
     expect(() => mergeSpfIncludes("v=spf1 ~all", ["a b"])).toThrow(/domain name/);
+  });
+});
+
+describe("respellSpfIncludes: the service's include in the service's letters (Postal matches it case-sensitively)", () => {
+  it("respells only the include term (its qualifier kept), keeping every other byte", () => {
+    expect(
+      respellSpfIncludes("v=spf1 mx  ?INCLUDE:SPF.Postal.Example.COM. ~all", ["spf.postal.example.com"]),
+    ).toBe("v=spf1 mx  ?include:spf.postal.example.com ~all");
+    expect(respellSpfIncludes("v=spf1 include:spf.postal.example.com -all", ["spf.postal.example.com"])).toBe(
+      "v=spf1 include:spf.postal.example.com -all",
+    );
+    expect(respellSpfIncludes("v=spf1 include:_spf.google.com -all", ["spf.postal.example.com"])).toBe(
+      "v=spf1 include:_spf.google.com -all",
+    );
+  });
+
+  it("a merge of a record naming the include in capitals respells it and adds nothing", () => {
+    const merged = mergeSpfIncludes("v=spf1 INCLUDE:SPF.POSTAL.EXAMPLE.COM ~all", ["spf.postal.example.com"]);
+    expect(merged).toBe("v=spf1 include:spf.postal.example.com ~all");
+    expect(
+      missingSpfIncludes("v=spf1 INCLUDE:SPF.POSTAL.EXAMPLE.COM ~all", ["spf.postal.example.com"]),
+    ).toEqual([]);
+    // What Postal's check matches (`include:\s*<spf_include>`, case-sensitive) is now there.
+    expect(/include:\s*spf\.postal\.example\.com/.test(merged)).toBe(true);
   });
 });
 

@@ -1,6 +1,7 @@
 import { doctorReport, doctorTable, wrap } from "../../src/doctor/report";
 import type { DomainCheck } from "../../src/client";
-import { diagnose, type DiagnosisFacts } from "../../src/verification/diagnosis";
+import { diagnose } from "../../src/verification/diagnosis";
+import { type DiagnosisFacts } from "../../src/verification/diagnosis-facts";
 
 const failing: DomainCheck = {
   spfStatus: "OK",

@@ -5,6 +5,7 @@ import * as dnsPacket from "dns-packet";
 import { addZone, cloudflareService } from "../../emulator/cloudflare";
 import { startDnsServer } from "../../emulator/dns";
 import { lookup } from "../../emulator/dns/lookup";
+import { defaultMailDnsConfig } from "../../emulator/config";
 import { SERVICE_SPF, withServiceRecords } from "../../emulator/dns/service-records";
 import { TcpFrameReader, frameTcpMessage } from "../../emulator/dns/tcp-framing";
 import { FaultInjector } from "../../emulator/http/faults";
@@ -269,13 +270,10 @@ describe("raw messages", () => {
 
 describe("the service's own SPF record", () => {
   const data = () => ({ zones: [zone], records: store.state.cloudflare.records });
+  const installation = defaultMailDnsConfig();
 
   it("is answered at dns.spf_include, though no zone record holds it (a zone read does not see it)", () => {
-    const answered = lookup(
-      withServiceRecords(data(), "spf.postal.example.com"),
-      "spf.postal.example.com",
-      "TXT",
-    );
+    const answered = lookup(withServiceRecords(data(), installation), "spf.postal.example.com", "TXT");
     expect(answered.answers).toEqual([
       expect.objectContaining({ type: "TXT", data: [Buffer.from(SERVICE_SPF)] }),
     ]);
@@ -284,12 +282,14 @@ describe("the service's own SPF record", () => {
 
   it("gives way to a record of the zone at that name, and to nothing outside the stand-in's zones", () => {
     addRecord({ name: "spf.postal.example.com", type: "TXT", content: '"v=spf1 -all"' });
-    const answered = lookup(
-      withServiceRecords(data(), "spf.postal.example.com"),
-      "spf.postal.example.com",
-      "TXT",
-    );
+    const answered = lookup(withServiceRecords(data(), installation), "spf.postal.example.com", "TXT");
     expect(answered.answers).toEqual([expect.objectContaining({ data: [Buffer.from("v=spf1 -all")] })]);
-    expect(withServiceRecords(data(), "spf.postal.example.net").records).toEqual(data().records);
+    const elsewhere = {
+      ...installation,
+      spfInclude: "spf.postal.example.net",
+      returnPathDomain: "rp.postal.example.net",
+      mxRecords: ["mx.postal.example.net"],
+    };
+    expect(withServiceRecords(data(), elsewhere, "AAAA").records).toEqual(data().records);
   });
 });

@@ -82,6 +82,11 @@ describe("send/message", () => {
       headers: { "X-Thing": "1", "X-Num": "2" },
       attachments: [{ name: "a.txt", contentType: "text/plain", size: 5 }],
       createdAt: expect.any(String),
+      // As sent (tests/emulator/email-api-sent-mail.test.ts): signed, from the installation's host.
+      raw: expect.stringMatching(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed;\r\n/),
+      mailFrom: expect.stringMatching(/^[a-z0-9]{6}@rp\.postal\.example\.com$/),
+      clientIp: "192.0.2.10",
+      helo: "mx1.postal.example.com",
     });
     expect(log.all()[0].effect).toEqual({
       created: { kind: "message", id: stored[0].id, name: answer.data.message_id },

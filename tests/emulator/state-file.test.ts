@@ -155,6 +155,50 @@ describe("a --state file the emulator wrote", () => {
   });
 });
 
+describe("a --state file of an emulator that kept less", () => {
+  it("loads messages without their raw form and envelope, and makes the installation's DKIM key once", async () => {
+    const older = JSON.parse(JSON.stringify(emptyState())) as Record<string, unknown>;
+    older.messages = [
+      {
+        id: 1,
+        token: "t1",
+        messageId: "1@rp.example.com",
+        serverId: 1,
+        rcptTo: "b@example.org",
+        from: "a@example.com",
+        sender: null,
+        to: ["b@example.org"],
+        cc: [],
+        bcc: [],
+        replyTo: null,
+        subject: null,
+        tag: null,
+        plainBody: "hi",
+        htmlBody: null,
+        headers: {},
+        attachments: [],
+        createdAt: new Date(0).toISOString(),
+      },
+    ];
+    (older.nextId as Record<string, number>).message = 2;
+    await fs.writeFile(stateFile, JSON.stringify(older));
+    const first = await startEmulator({ stateFile });
+    const key = first.state.signingKey;
+    try {
+      expect(first.state.messages[0]).toMatchObject({ raw: "", mailFrom: "", clientIp: "", helo: "" });
+      expect(key?.privateKeyPem).toContain("PRIVATE KEY");
+    } finally {
+      await first.stop();
+    }
+    const second = await startEmulator({ stateFile });
+    try {
+      expect(second.state.signingKey).toEqual(key);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
 describe("--state and kill -9", () => {
   /** 5 MB of messages: writing the file takes longer than a kill takes to arrive after an answer. */
   function bulkyState(): EmulatorState {
@@ -178,6 +222,10 @@ describe("--state and kill -9", () => {
       headers: {},
       attachments: [],
       createdAt: new Date(0).toISOString(),
+      raw: "",
+      mailFrom: "",
+      clientIp: "",
+      helo: "",
     });
     state.messages = Array.from({ length: 5000 }, (_, i) => message(i + 1));
     state.nextId.message = 5001;

@@ -67,7 +67,13 @@ describe("the root project", () => {
       emulator: emulator(),
       project: "email-delivery",
       stack: "local",
-      config: { ...local, "emailDelivery:baseUrl": emulator().emailApi.url },
+      // The emulator's ports here, where the stack names its default ones.
+      config: {
+        ...local,
+        "emailDelivery:baseUrl": emulator().emailApi.url,
+        "emailDelivery:dnsResolver": emulator().dns.address,
+        "emailDelivery:dnsNameservers": emulator().dns.address,
+      },
     });
     expect(run.errors).toEqual([]);
     expect(run.outputs).toMatchObject({ domainName: "mail.example.com", verified: true });

@@ -2,6 +2,7 @@ import { promises as dns } from "node:dns";
 import { Domain, DomainArgs } from "../../src";
 import { quoteTxt } from "../../src/dns";
 import { useEmulator } from "../support/emulator";
+import { publishGoogleSpf, ZONES_WITH_GOOGLE } from "../support/service-spf";
 import { destroyRun, runProgram, RunOptions } from "../../testing";
 
 /**
@@ -11,13 +12,14 @@ import { destroyRun, runProgram, RunOptions } from "../../testing";
  * The claimed records' client waits between retries in real time (0.25, 0.5, 1 s…).
  */
 
-const emulator = useEmulator();
+const emulator = useEmulator({ zones: ZONES_WITH_GOOGLE });
 let zoneId: string;
 const name = `hfault-${process.pid}.example.com`;
 
-beforeAll(() => {
+beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
+  await publishGoogleSpf(emulator());
 });
 
 function domainProgram(args: Partial<DomainArgs>) {

@@ -4,7 +4,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Domain, DomainArgs } from "../../src";
 import { quoteTxt, unquoteTxt } from "../../src/dns";
 import { clientFor, useEmulator } from "../support/emulator";
-import { publishAddresses } from "../support/service-spf";
+import { publishAddresses, publishGoogleSpf, ZONES_WITH_GOOGLE } from "../support/service-spf";
 import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from "../../testing";
 
 /**
@@ -13,14 +13,15 @@ import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from ".
  * the emulator (see tests/programs/existing-records.test.ts for the harness).
  */
 
-const emulator = useEmulator();
+const emulator = useEmulator({ zones: ZONES_WITH_GOOGLE });
 let zoneId: string;
 let counter = 0;
 const freshName = () => `hprog${++counter}-${process.pid}.example.com`;
 
-beforeAll(() => {
+beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
+  await publishGoogleSpf(emulator());
 });
 
 const txtAt = (name: string) =>

@@ -241,6 +241,57 @@ describe("the diagnosis (--records, --dns)", () => {
     ]);
   });
 
+  it("all 4 checks pass but DNS serves two SPF records: exit 1, and what receivers decide with the record and the fix", async () => {
+    const twice = await emulator.emailApi.addDomain("twice.example.com");
+    await publish(twice.dns_records);
+    await emulator.cloudflare.addRecord("example.com", {
+      type: "TXT",
+      name: "twice.example.com",
+      content: JSON.stringify("v=spf1 include:_spf.mailer.example.com ~all"),
+    });
+    const args = [
+      "doctor",
+      "twice.example.com",
+      "--records",
+      recordsFile("twice.json", exported(twice)),
+      "--dns",
+      dns,
+    ];
+    const table = await doctor(args, env);
+    expect(table.code).toBe(1);
+    // The service's checks are a minimum: Postal's SPF check takes any record holding its include.
+    expect(table.stdout).toContain(
+      "twice.example.com: all 4 checks pass; receivers would not accept its mail",
+    );
+    expect(table.stdout).toContain("What receivers decide: SPF fail, DKIM pass, DMARC none");
+    expect(table.stdout).toContain("  SPF: TXT twice.example.com");
+    expect(table.stdout.replace(/\s+/g, " ")).toContain(
+      "twice.example.com has 2 SPF records: a name may have one, more is permerror (RFC 7208 §4.5)",
+    );
+    expect(table.stdout.replace(/\s+/g, " ")).toContain("to do: Keep one SPF record at twice.example.com");
+    expectWithin80(table);
+
+    const json = JSON.parse((await doctor([...args, "--json"], env)).stdout);
+    expect(json).toMatchObject({
+      passed: false,
+      receivers: { spf: "fail", dkim: "pass", dmarc: "none", accepted: false },
+    });
+    expect(json.receivers.findings).toEqual([
+      expect.objectContaining({ check: "spf", record: "TXT twice.example.com" }),
+    ]);
+  });
+
+  it("published as the service asks: exit 0, and receivers accept its mail", async () => {
+    const fine = await emulator.emailApi.addDomain("fine.example.com");
+    await publish(fine.dns_records);
+    const run = await doctor(
+      ["doctor", "fine.example.com", "--records", recordsFile("fine.json", exported(fine)), "--dns", dns],
+      env,
+    );
+    expect(run.stdout).toContain("fine.example.com: all 4 checks pass; receivers accept its mail");
+    expect(run.code).toBe(0);
+  });
+
   it("without --records: the service's table and one line saying how to get the diagnosis", async () => {
     const run = await doctor(["doctor", "bare.example.com"], env);
     expect(run.code).toBe(1);

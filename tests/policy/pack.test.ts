@@ -35,8 +35,9 @@ beforeAll(async () => {
   for (const shipped of ["package.json", "dist/src", "policy-pack"]) {
     await fs.cp(path.join(REPO, shipped), path.join(installed, shipped), { recursive: true });
   }
-  // The project's own dependencies: @pulumi/pulumi and @pulumi/policy, and the package's zod.
-  for (const dependency of ["@pulumi", "zod"]) {
+  // The project's own dependencies: @pulumi/pulumi and @pulumi/policy, and the package's zod and
+  // tldts (with its core: the Public Suffix List the receivers' DMARC model reads).
+  for (const dependency of ["@pulumi", "zod", "tldts", "tldts-core"]) {
     await fs.symlink(
       path.join(REPO, "node_modules", dependency),
       path.join(project, "node_modules", dependency),

@@ -74,7 +74,7 @@ describe("email-dmarc-published", () => {
       [
         "advisory",
         "Every sending domain publishes one DMARC policy.\n" +
-          'Domain "primary" (mail.example.com) declares no DMARC policy in this stack, at its name or a parent\'s, so receivers have no instruction for mail ' +
+          'Domain "primary" (mail.example.com) declares no DMARC policy in this stack, at its name or its organizational domain\'s, so receivers have no instruction for mail ' +
           'that fails SPF and DKIM in its name. Add dmarc: { policy: "none", aggregateReports: ' +
           '["mailto:dmarc@mail.example.com"] } to the Domain, read the reports, then raise the policy to "quarantine" or "reject".',
       ],

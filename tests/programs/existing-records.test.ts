@@ -3,7 +3,13 @@ import { Domain, DomainArgs } from "../../src";
 import { quoteTxt, unquoteTxt } from "../../src/dns";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
-import { publishAddresses, publishServiceSpf, SERVICE_INCLUDE } from "../support/service-spf";
+import {
+  publishAddresses,
+  publishServiceSpf,
+  SERVICE_INCLUDE,
+  publishGoogleSpf,
+  ZONES_WITH_GOOGLE,
+} from "../support/service-spf";
 import {
   CloudflareRecordInput,
   destroyRun,
@@ -26,7 +32,7 @@ const SERVICE_DOMAIN = "email-delivery:Domain";
 const SERVICE_SPF = "v=spf1 a mx include:spf.postal.example.com ~all";
 const GOOGLE_SPF = "v=spf1 include:_spf.google.com ~all";
 
-const emulator = useEmulator();
+const emulator = useEmulator({ zones: ZONES_WITH_GOOGLE });
 let zoneId: string;
 let serviceSpfId: string;
 let counter = 0;
@@ -38,6 +44,7 @@ beforeAll(async () => {
   // SPF lookups (the merge's limit check) resolve through the emulator's DNS server, never elsewhere.
   dns.setServers([emulator().dns.address]);
   serviceSpfId = await publishServiceSpf(emulator());
+  await publishGoogleSpf(emulator());
 });
 
 /** Cloudflare's API on the stand-in, as a user's own tooling or the dashboard would call it. */
@@ -213,7 +220,7 @@ describe("SPF merge", () => {
       id: theirs.id,
       comment: "office mail",
     });
-    // The preview said what would happen, and warned that Google's include could not be followed here.
+    // The preview said what would happen.
     expect(run.programLogs.join("\n")).toContain(
       `mail: merges the service's include into the TXT record at ${name}`,
     );
@@ -221,6 +228,24 @@ describe("SPF merge", () => {
     const destroyed = await destroyRun(run, options);
     expect(destroyed.errors).toEqual([]);
     expect(txtAt(name)).toEqual([GOOGLE_SPF]);
+  });
+
+  it("a record naming the include in capitals: written as the service spells it (its check is case-sensitive), given back as it was", async () => {
+    const name = freshName();
+    const theirs = `v=spf1 mx INCLUDE:${SERVICE_INCLUDE.toUpperCase()} ~all`;
+    await userRecord({ name, type: "TXT", content: theirs });
+    const options = live();
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+      options,
+    );
+    expect(run.errors).toEqual([]);
+    // Receivers already passed it; now the service's own check does too.
+    expect(run.outputs).toMatchObject({ verified: true, spfStatus: "OK" });
+    expect(txtAt(name)).toEqual([`v=spf1 mx include:${SERVICE_INCLUDE} ~all`]);
+    expect(run.get(CLAIMED, "mail-spf").state).toMatchObject({ ownership: "merged", added: [] });
+    expect((await destroyRun(run, options)).errors).toEqual([]);
+    expect(txtAt(name)).toEqual([theirs]);
   });
 
   // Before the service has named its include, the record plus one more include is what can be

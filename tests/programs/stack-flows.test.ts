@@ -2,6 +2,7 @@ import { promises as dns } from "node:dns";
 import type { DomainArgs } from "../../src";
 import { quoteTxt, unquoteTxt } from "../../src/dns";
 import { useEmulator } from "../support/emulator";
+import { publishGoogleSpf, ZONES_WITH_GOOGLE } from "../support/service-spf";
 import { domainProgram, messages, zoneEditor } from "../support/zone-harness";
 import { destroyRun, runProgram, RunOptions, unchangedFrom } from "../../testing";
 
@@ -13,15 +14,16 @@ import { destroyRun, runProgram, RunOptions, unchangedFrom } from "../../testing
  * then the next command on the same stack, its resources answered as the engine answers them.
  */
 
-const emulator = useEmulator();
+const emulator = useEmulator({ zones: ZONES_WITH_GOOGLE });
 const { recordsAt } = zoneEditor(emulator);
 let zoneId: string;
 let counter = 0;
 const freshName = () => `flow${++counter}-${process.pid}.example.com`;
 
-beforeAll(() => {
+beforeAll(async () => {
   zoneId = emulator().cloudflare.zones[0].id;
   dns.setServers([emulator().dns.address]);
+  await publishGoogleSpf(emulator());
 });
 
 const mailProgram = (name: string, args: Partial<DomainArgs> = {}) => domainProgram(() => zoneId, name, args);

@@ -122,6 +122,7 @@ const VERIFICATION: Record<string, PropertyOracle> = {
   pollIntervalSeconds: { valid: seconds(1, 300), default: 5 },
   // Its default depends on pollIntervalSeconds: filled in by expectedVerification.
   maxPollIntervalSeconds: { valid: seconds(1, 300) },
+  whenReceiversReject: { valid: (value) => value === "fail" || value === "warn", default: "fail" },
 };
 
 /**
@@ -455,6 +456,10 @@ const verificationNews = newsOf(
     timeoutSeconds: { good: good.timeoutSeconds, any: secondsValue(7200) },
     pollIntervalSeconds: { good: good.pollIntervalSeconds, any: secondsValue(300) },
     maxPollIntervalSeconds: { good: good.maxPollIntervalSeconds, any: secondsValue(300) },
+    whenReceiversReject: {
+      good: fc.constantFrom("fail", "warn"),
+      any: fc.oneof(fc.constantFrom("fail", "warn", "Fail", "ignore"), junk),
+    },
   },
   ["domainId"],
 );

@@ -43,7 +43,7 @@ describe("verificationProvider", () => {
   const inputs = verificationInputs;
 
   describe("check", () => {
-    it("fills defaults: all four checks, 600 s, polls from 5 s, waits of at most 5 s", async () => {
+    it("fills defaults: all four checks, 600 s, polls from 5 s, waits of at most 5 s, a receivers' rejection fails", async () => {
       expect(await verificationProvider.check({}, { domainId: 4 })).toEqual({
         inputs: {
           domainId: 4,
@@ -51,6 +51,7 @@ describe("verificationProvider", () => {
           timeoutSeconds: 600,
           pollIntervalSeconds: 5,
           maxPollIntervalSeconds: 5,
+          whenReceiversReject: "fail",
         },
         failures: [],
       });

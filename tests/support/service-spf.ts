@@ -40,3 +40,23 @@ export async function publishAddresses(emulator: Emulator, name: string): Promis
   }
   return ids;
 }
+
+/**
+ * Zones for an emulator whose DNS also answers for Google's SPF include, as the internet does: a
+ * test that merges the service's include into `v=spf1 include:_spf.google.com ~all` and waits for
+ * verification needs receivers' lookups of it answered (a lookup that fails is never a pass).
+ * example.com stays the first zone.
+ */
+export const ZONES_WITH_GOOGLE = ["example.com", "google.com"];
+
+/** Google's SPF record, where `ZONES_WITH_GOOGLE` lets the emulator serve it (one network stands for Google's). */
+export async function publishGoogleSpf(emulator: Emulator): Promise<void> {
+  const google = emulator.cloudflare.zones.find((zone) => zone.name === "google.com");
+  if (!google) throw new Error("publishGoogleSpf: start the emulator with ZONES_WITH_GOOGLE");
+  await emulator.cloudflare.addRecord(google.id, {
+    name: "_spf.google.com",
+    type: "TXT",
+    content: quoteTxt("v=spf1 ip4:198.51.100.0/24 ~all"),
+    ttl: 300,
+  });
+}

@@ -1,13 +1,13 @@
 import fc from "fast-check";
 import { quoteTxt } from "../../src/dns/txt";
+import { diagnose } from "../../src/verification/diagnosis";
 import {
-  diagnose,
   DiagnosisCase,
   DiagnosisFacts,
   ExpectedRecord,
-  servesExpected,
   ServerAnswer,
-} from "../../src/verification/diagnosis";
+} from "../../src/verification/diagnosis-facts";
+import { servesExpected } from "../../src/verification/serves";
 import { diagnosisLines, TEXT_COLUMNS } from "../../src/verification/diagnosis-text";
 
 const ZONE = "example.com";
@@ -173,6 +173,35 @@ const CASES: [string, DiagnosisFacts, DiagnosisCase][] = [
     "no-answer",
   ],
   [
+    "a CNAME at the DKIM name (the nameservers answer TXT with no records)",
+    facts(DKIM, {
+      authoritative: [at("ns1"), at("ns2")],
+      cname: { server: "ns1", target: "dkim.vendor.example.net" },
+    }),
+    "cname",
+  ],
+  [
+    "a wildcard serves the value where the name has records of its own",
+    facts(SPF_RECORD, {
+      zone: { name: ZONE, records: [] },
+      authoritative: [at("ns1"), at("ns2")],
+      doubled: [at("ns1", SPF)],
+      wildcard: [at("ns1", SPF)],
+    }),
+    "wildcard",
+  ],
+  [
+    "the include in capitals: DNS serves it, the service's case-sensitive check says Invalid",
+    facts(SPF_RECORD, {
+      authoritative: [
+        at("ns1", SPF.replace("include:spf", "INCLUDE:SPF")),
+        at("ns2", SPF.replace("include:spf", "INCLUDE:SPF")),
+      ],
+      service: { status: "Invalid", text: "An SPF record exists but it doesn't include spf.postal.example" },
+    }),
+    "spf-include-spelling",
+  ],
+  [
     "served everywhere and the service agrees",
     facts(DKIM, { authoritative: [at("ns1", KEY), at("ns2", KEY)], service: { status: "OK", text: null } }),
     "ok",
@@ -180,6 +209,59 @@ const CASES: [string, DiagnosisFacts, DiagnosisCase][] = [
 ];
 
 describe("diagnose", () => {
+  it("says where a CNAME served at the record's name points, instead of 'no records'", () => {
+    const diagnosis = diagnose(
+      facts(DKIM, {
+        authoritative: [at("ns1"), at("ns2")],
+        cname: { server: "ns1", target: "dkim.vendor.example.net" },
+      }),
+    );
+    expect(diagnosis.summary).toBe(
+      `${DKIM.name} is a CNAME to dkim.vendor.example.net (ns1), not a TXT record: a name with a CNAME holds nothing ` +
+        "else, and what the target serves is not the expected record",
+    );
+    expect(diagnosis.action).toBe(
+      `Delete the CNAME and publish TXT ${DKIM.name} with the expected value (the domain's \`dnsRecords\` output).`,
+    );
+  });
+
+  it("a wildcard answering at the doubled name is not a record published there twice", () => {
+    const diagnosis = diagnose(
+      facts(SPF_RECORD, {
+        authoritative: [at("ns1"), at("ns2")],
+        doubled: [at("ns1", SPF)],
+        wildcard: [at("ns1", SPF)],
+      }),
+    );
+    expect(diagnosis.case).toBe("wildcard");
+    expect(diagnosis.summary).not.toContain("appended");
+    // Without the wildcard, the doubled name's record is one published at the wrong name.
+    expect(
+      diagnose(
+        facts(SPF_RECORD, {
+          authoritative: [at("ns1"), at("ns2")],
+          doubled: [at("ns1", SPF)],
+          wildcard: [at("ns1")],
+        }),
+      ).case,
+    ).toBe("wrong-name");
+  });
+
+  it("the include in other letters: write it as the service spells it, not 'run the check again later'", () => {
+    const written = SPF.replace("include:spf", "INCLUDE:SPF");
+    const diagnosis = diagnose(
+      facts(SPF_RECORD, {
+        authoritative: [at("ns1", written), at("ns2", written)],
+        service: { status: "Invalid", text: "…" },
+      }),
+    );
+    expect(diagnosis.summary).toBe(
+      'the SPF record served names the service\'s include as "INCLUDE:SPF.postal.example", and the service matches ' +
+        '"include:spf.postal.example" letter for letter (receivers compare without case, RFC 7208 §4.3)',
+    );
+    expect(diagnosis.action).toContain("Write it as include:spf.postal.example");
+  });
+
   it("words an SPF record within 10 lookups but over another limit (void lookups) as permerror, not as 'over 10'", () => {
     const diagnosis = diagnose(
       facts(SPF_RECORD, {

@@ -4,8 +4,10 @@ import { startDnsServer, RunningDnsServer } from "../../emulator/dns";
 import type { ZoneRecord } from "../../emulator/store/state";
 import { Store } from "../../emulator/store/store";
 import { quoteTxt } from "../../src/dns/txt";
-import { diagnose, ExpectedRecord } from "../../src/verification/diagnosis";
-import { DnsQuery, gatherDnsFacts, nodeDnsQuery } from "../../src/verification/dns-facts";
+import { diagnose } from "../../src/verification/diagnosis";
+import { ExpectedRecord } from "../../src/verification/diagnosis-facts";
+import { DnsQuery, nodeDnsQuery } from "../../src/dns/dns-query";
+import { gatherDnsFacts } from "../../src/verification/dns-facts";
 import { storeRecord } from "../support/store-records";
 
 /**

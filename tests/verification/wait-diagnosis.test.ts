@@ -1,9 +1,10 @@
 import { steppedWaitClock } from "../support/fake-clock";
 import type { DomainCheck } from "../../src/client";
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
-import { diagnose, DiagnosisFacts, ExpectedRecord } from "../../src/verification/diagnosis";
+import { diagnose } from "../../src/verification/diagnosis";
+import { DiagnosisFacts, ExpectedRecord } from "../../src/verification/diagnosis-facts";
 import type { CheckDiagnoses } from "../../src/verification/diagnoser";
-import { DnsQuery } from "../../src/verification/dns-facts";
+import type { DnsQuery } from "../../src/dns/dns-query";
 import { timeoutMessage } from "../../src/verification/report";
 import { waitForChecks, WaitOptions } from "../../src/verification/wait";
 import { ALL_CHECKS_OK } from "../support/checks";

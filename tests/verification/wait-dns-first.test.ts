@@ -1,13 +1,13 @@
 import { steppedWaitClock } from "../support/fake-clock";
 import { checkDiagnoser } from "../../src/verification/check-diagnosis";
-import type { DnsQuery } from "../../src/verification/dns-facts";
+import type { DnsQuery } from "../../src/dns/dns-query";
 import {
   DEFAULT_SERVICE_CHECK_CAP_MS,
   dnsVerdict,
   serviceCheckReason,
 } from "../../src/verification/dns-first";
 import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
-import type { DiagnosisCase } from "../../src/verification/diagnosis";
+import type { DiagnosisCase } from "../../src/verification/diagnosis-facts";
 import type { CheckDiagnosis, DiagnoseOptions, Diagnoser } from "../../src/verification/diagnoser";
 import { ALL_CHECKS_OK } from "../support/checks";
 import { waitForChecks } from "../../src/verification/wait";
