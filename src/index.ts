@@ -21,3 +21,4 @@ export type {
   RecordPurpose,
   SpfExistingRecordPolicy,
 } from "./dns";
+export type { ReceiversVerdicts, ReceiverVerdict } from "./receivers/judge";

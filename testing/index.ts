@@ -23,3 +23,14 @@ export { programFile } from "./program-file";
 export * from "./program-run";
 export { runProgram } from "./run-program";
 export { unchangedFrom } from "./unchanged-from";
+export {
+  judgeSentMessage,
+  type ArrivingMessage,
+  type DkimResult,
+  type DkimVerification,
+  type DmarcOutcome,
+  type DmarcPolicyName,
+  type MessageJudgement,
+  type SpfCheck,
+  type SpfResult,
+} from "./judge-sent";

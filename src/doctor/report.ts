@@ -3,7 +3,8 @@ import { CHECK_NAMES, type CheckName } from "../inputs/verification-inputs";
 import type { DiagnosisCase, DiagnosisFacts } from "../verification/diagnosis-facts";
 import { diagnosisLines } from "../verification/diagnosis-text";
 import { CHECKS } from "../verification/report";
-import { receiversAccept, type ReceiverFinding, type ReceiversJudgement } from "../receivers/judge";
+import type { ReceiverFinding } from "../receivers/findings";
+import { receiversAccept, type ReceiversJudgement } from "../receivers/judge";
 import { judgedChecks } from "../verification/receivers-step";
 import { findingLines } from "../verification/receivers-report";
 

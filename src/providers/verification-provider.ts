@@ -13,6 +13,7 @@ import {
 import { failingChecks, notChecked, timeoutMessage } from "../verification/report";
 import { receiversMessage } from "../verification/receivers-report";
 import type { ReceiversVerdicts } from "../receivers/judge";
+import { serviceMail } from "../receivers/service-mail";
 import { kitRunStop } from "../verification/kit-run-stop";
 import type { WaitOutcome } from "../verification/report";
 import { WaitClock, waitForChecks, waitTimes } from "../verification/wait";
@@ -96,9 +97,10 @@ export function createVerificationProvider(clock: WaitClock = {}): VerificationP
       olds: VerificationState,
       news: VerificationProps,
     ): Promise<Updated<VerificationOutputs>> {
-      // Verified, and only the stored provider is new (see storedProviderOutdated): nothing to wait for.
+      // Verified (receivers too, when they can judge), and only the stored provider is new (see
+      // storedProviderOutdated): nothing to wait for.
       const { changed } = diffProperties(withDefaults(olds), withDefaults(news), DIFF_RULES);
-      if (olds.verified === true && changed.length === 0)
+      if (olds.verified === true && changed.length === 0 && !needsJudgement(pickInputs(news), olds.receivers))
         return { outs: outputs(pickInputs(news), olds, undefined, olds.receivers) };
       return { outs: await verify(news, clock) };
     },
@@ -208,13 +210,23 @@ function outputs(
       ? undefined
       : last;
   const servicePasses = failingChecks(result, inputs.checks).length === 0;
-  const warned = (inputs.whenReceiversReject ?? DEFAULT_WHEN_RECEIVERS_REJECT) === "warn";
   return {
     ...inputs,
     ...result,
     ...(receivers ? { receivers } : {}),
-    verified: judged ? judged.verified : servicePasses && (warned || receivers?.accepted !== false),
+    // Without a wait's judgement (a refresh), receivers' last one stands: one that never accepted
+    // (rejected, not judged, or made before receivers were judged) is no pass.
+    verified: judged ? judged.verified : servicePasses && !needsJudgement(inputs, receivers),
   };
+}
+
+/**
+ * Whether the verification has still to hear receivers accept the domain's mail: it has the
+ * records to judge by, the stack did not ask for a mere warning, and no wait's judgement accepted.
+ */
+function needsJudgement(inputs: VerificationInputs, receivers: ReceiversVerdicts | undefined): boolean {
+  if ((inputs.whenReceiversReject ?? DEFAULT_WHEN_RECEIVERS_REJECT) === "warn") return false;
+  return serviceMail(inputs.dnsRecords ?? []) !== undefined && receivers?.accepted !== true;
 }
 
 function pickInputs(source: VerificationInputs): VerificationInputs {

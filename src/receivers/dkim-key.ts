@@ -4,6 +4,7 @@
  * messages (`dkim-message.ts`) and for the judgement of what a domain publishes (`dkimKeyProblem`).
  */
 import { createPublicKey, type KeyObject } from "node:crypto";
+import { unquoteTxt } from "../dns/txt";
 import { items, parseTagList } from "./dkim-tags";
 
 /** RFC 8301 §3.2: verifiers MUST NOT consider signatures with RSA keys shorter than this valid. */
@@ -112,8 +113,14 @@ export function dkimKeyProblem(served: readonly string[], expected: string): Dki
       receivers: "it says t=y (testing): verifiers treat the domain's mail as unsigned (RFC 6376 §3.6.1)",
       fix: "Remove t=y, or publish the service's record exactly.",
     };
-  const wanted = readDkimKey(expected).publicKey;
-  if (wanted !== "" && key.publicKey !== wanted)
+  // Quoted as Cloudflare stores it, or as the service gave it: either way its `p=` is the key.
+  const wanted = readDkimKey(unquoteTxt(expected)).publicKey;
+  if (wanted === "")
+    return {
+      receivers: "the record the service asked for holds no key to compare what is served with",
+      fix: "Give the domain's records as the service returned them (its `dnsRecords` output).",
+    };
+  if (key.publicKey !== wanted)
     return {
       receivers:
         "it holds another key than the one the service signs with (an old one?): every signature fails (RFC 6376 §6.1.3)",

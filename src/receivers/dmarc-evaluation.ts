@@ -57,8 +57,9 @@ export async function discoverDmarc(from: string, lookup: TxtLookup): Promise<Dm
     const answer = await lookup(name);
     if (typeof answer === "object" && !Array.isArray(answer)) return { failure: answer.failure, name };
     const records = (answer === "void" ? [] : answer).flatMap((text) => {
-      const tags = parseDmarc(text);
-      return tags ? [tags] : [];
+      // Served text that starts with a quote does not start with `v=DMARC1`: discarded (§6.6.3).
+      const tags = /^\s*"/.test(text) ? undefined : parseDmarc(text);
+      return tags && usable(tags) ? [tags] : [];
     });
     if (records.length > 1) return { found: false, reason: "several", name, count: records.length };
     if (records.length === 1) return { found: true, name, tags: records[0], atOrganization: index > 0 };
@@ -74,20 +75,42 @@ export interface Authenticated {
   dkim: { result: string; domain: string };
 }
 
+/**
+ * A record receivers act on (RFC 7489 §6.3, §6.6.3): `v=DMARC1` exactly (the grammar spells it so;
+ * `dns/dmarc.ts` reads other spellings for people), and a `p` that is a policy, or an `rua` to
+ * report to (then read as `p=none`); any other record is discarded.
+ */
+function usable(tags: DmarcTags): boolean {
+  if (tags.v !== "DMARC1") return false;
+  const policy = (tags.p ?? "").toLowerCase();
+  return ["none", "quarantine", "reject"].includes(policy) || /mailto:/i.test(tags.rua ?? "");
+}
+
+/** A DMARC policy: what receivers do with mail that fails (RFC 7489 §6.3). */
 export type DmarcPolicyName = "none" | "quarantine" | "reject";
 
 /** What DMARC decides for mail from `from` under a record found. */
 export interface DmarcOutcome {
+  /** `pass` when SPF or DKIM passes aligned with the From domain (RFC 7489 §4.2). */
   result: "pass" | "fail";
   /** The policy that applies to this From domain (`sp` at the organizational domain's record). */
   policy: DmarcPolicyName;
   /** Messages out of 100 the policy applies to (`pct`); the rest get the next-lower policy (§6.6.4). */
   percent: number;
   /** What failing mail gets, for the share the policy applies to and for the rest. */
-  disposition: { applied: DmarcPolicyName; rest: DmarcPolicyName };
+  disposition: {
+    /** For `percent` of the failing mail. */
+    applied: DmarcPolicyName;
+    /** For the rest. */
+    rest: DmarcPolicyName;
+  };
+  /** SPF passed for a domain aligned with the From domain. */
   spfAligned: boolean;
+  /** DKIM passed for a `d=` aligned with the From domain. */
   dkimAligned: boolean;
+  /** SPF's alignment mode: relaxed (`r`, the default) or strict (`s`). */
   aspf: "r" | "s";
+  /** DKIM's alignment mode. */
   adkim: "r" | "s";
 }
 

@@ -5,7 +5,9 @@
  * signs with; DMARC (RFC 7489) with alignment. The one model the verification's last step, the
  * doctor and the kit use; the policies judge declared records with its parts.
  */
-import { CachedSpfResolver, SpfResolver } from "../dns/spf-dns";
+import { CachedSpfResolver } from "../dns/spf-dns";
+import type { ReceiverDns } from "./receiver-dns";
+import { dmarcFinding, spfFinding, type ReceiverFinding } from "./findings";
 import { dkimKeyProblem } from "./dkim-key";
 import { discoverDmarc, DmarcOutcome, evaluateDmarc, TxtLookup } from "./dmarc-evaluation";
 import { sendingAddresses, ServiceMail } from "./service-mail";
@@ -14,22 +16,14 @@ import { checkHost, SpfCheck } from "./spf-check-host";
 /** A check's verdict: receivers pass it, fail it, or DNS did not answer enough to say. */
 export type ReceiverVerdict = "pass" | "fail" | "unknown";
 
-/** One thing receivers hold against the domain's mail. */
-export interface ReceiverFinding {
-  check: "spf" | "dkim" | "dmarc";
-  /** The record concerned: `TXT mail.example.com`. */
-  record: string;
-  /** What receivers do with it, with the RFC. */
-  receivers: string;
-  /** What to change. */
-  fix: string;
-  /** DNS did not answer: not a rejection, but never a pass. */
-  unknown?: boolean;
-}
-
 /** What receivers decide for the domain's mail. */
 export interface ReceiversJudgement {
+  /** Both identities below: what a verification records. */
   spf: ReceiverVerdict;
+  /** SPF for the service's envelope sender (MAIL FROM), from each family: what decides its mail. */
+  envelopeSpf: ReceiverVerdict;
+  /** SPF for the domain's own record (the one the service checks and the package publishes). */
+  domainSpf: ReceiverVerdict;
   dkim: ReceiverVerdict;
   /** `none`: the domain publishes no DMARC policy (nor its organizational domain). */
   dmarc: ReceiverVerdict | "none";
@@ -42,9 +36,11 @@ export interface ReceiversJudgement {
 
 /** What receivers decided for a domain's mail, check by check: what a verification records. */
 export interface ReceiversVerdicts {
+  /** SPF for the service's envelope sender and the domain's own record. */
   spf: ReceiverVerdict;
+  /** DKIM: the key record lets the service's signatures pass. */
   dkim: ReceiverVerdict;
-  /** `none`: no DMARC policy governs the domain. */
+  /** DMARC; `none`: no DMARC policy governs the domain. */
   dmarc: ReceiverVerdict | "none";
   /** Whether receivers accept the mail for the checks asked; null when DNS did not let them judge. */
   accepted: boolean | null;
@@ -52,7 +48,10 @@ export interface ReceiversVerdicts {
 
 /** Which of the service's checks the verdict must hold for (the verification's `checks`). */
 export interface JudgedChecks {
+  /** The domain's own SPF record (the `spf` check). */
   spf: boolean;
+  /** The envelope sender's SPF (the `spf` and `returnPath` checks: the return path carries it). */
+  envelope: boolean;
   dkim: boolean;
 }
 
@@ -61,10 +60,30 @@ export interface JudgedChecks {
  * identity (the return path, the domain) passes from every family the service sends from; DKIM when
  * the key record lets the service's signatures pass; DMARC when one aligned pass exists.
  */
-export async function judgeReceivers(mail: ServiceMail, dns: SpfResolver): Promise<ReceiversJudgement> {
+export async function judgeReceivers(mail: ServiceMail, dns: ReceiverDns): Promise<ReceiversJudgement> {
   const resolver = new CachedSpfResolver(dns);
   const findings: ReceiverFinding[] = [];
-  const spf = await judgeSpf(mail, resolver, findings);
+  const envelope = await envelopeDomain(mail, dns);
+  if ("failure" in envelope) {
+    findings.push({
+      check: "spf",
+      record: `CNAME ${mail.returnPath}`,
+      receivers: `its lookup failed (${envelope.failure}): which domain the service's envelope sender is at cannot be told`,
+      fix: "Check the domain's nameservers answer.",
+      unknown: true,
+    });
+  }
+  const at = "domain" in envelope ? envelope.domain : undefined;
+  const spf = await judgeSpf(mail, at, resolver, findings);
+  const verdictAt = (identity: string | undefined): ReceiverVerdict =>
+    identity === undefined
+      ? "unknown"
+      : verdictOf(
+          spf.checks.filter((check) => check.identity === identity),
+          spf.judged,
+        );
+  const envelopeSpf = verdictAt(at);
+  const domainSpf = verdictAt(mail.domain);
   const dkim = await judgeDkim(mail, resolver, findings);
   const lookup: TxtLookup = async (name) => {
     const answer = await resolver.query("txt", name);
@@ -93,23 +112,24 @@ export async function judgeReceivers(mail: ServiceMail, dns: SpfResolver): Promi
         fix: "Keep one DMARC record there: remove the others, or merge their tags into one.",
       });
   } else {
-    const envelope = mail.returnPath ?? mail.domain;
-    const envelopeSpf = spf.checks.filter((check) => check.identity === envelope);
+    const from = at ?? mail.returnPath ?? mail.domain;
     const outcome = evaluateDmarc(mail.domain, discovered, {
-      spf: { result: worst(envelopeSpf.map((c) => c.result)), domain: envelope },
+      spf: { result: envelopeSpf === "pass" ? "pass" : "fail", domain: from },
       dkim: { result: dkim === "pass" ? "pass" : "fail", domain: mail.domain },
     });
     dmarcPolicy = { ...outcome, record: discovered.name };
     dmarc =
       outcome.result === "pass"
         ? "pass"
-        : spf.verdict === "unknown" || dkim === "unknown"
+        : envelopeSpf === "unknown" || dkim === "unknown"
           ? "unknown"
           : "fail";
-    if (dmarc === "fail") findings.push(dmarcFinding(mail, discovered.name, outcome, envelope));
+    if (dmarc === "fail") findings.push(dmarcFinding(mail, discovered.name, outcome, from));
   }
   return {
-    spf: spf.verdict,
+    spf: worstVerdict([envelopeSpf, domainSpf]),
+    envelopeSpf,
+    domainSpf,
     dkim,
     dmarc,
     ...(dmarcPolicy ? { dmarcPolicy } : {}),
@@ -119,19 +139,23 @@ export async function judgeReceivers(mail: ServiceMail, dns: SpfResolver): Promi
 }
 
 /**
- * Whether receivers accept the mail, for the checks asked: each asked check passes, DMARC passes
- * where one governs the domain, and SPF or DKIM passes. Undefined when DNS left that open.
+ * Whether receivers accept the mail, for the checks asked: each asked check passes as receivers
+ * judge it, DMARC passes where a policy governs the domain, and the envelope's SPF or DKIM passes.
+ * A domain whose checks ask nothing of its outgoing mail (MX alone: inbound only) has none to
+ * judge. Undefined when DNS left that open.
  */
 export function receiversAccept(judgement: ReceiversJudgement, checks: JudgedChecks): boolean | undefined {
+  if (!checks.spf && !checks.envelope && !checks.dkim) return true;
   const needed: ReceiverVerdict[] = [
-    ...(checks.spf ? [judgement.spf] : []),
+    ...(checks.spf ? [judgement.domainSpf] : []),
+    ...(checks.envelope ? [judgement.envelopeSpf] : []),
     ...(checks.dkim ? [judgement.dkim] : []),
     ...(judgement.dmarc === "none" ? [] : [judgement.dmarc]),
   ];
   const either: ReceiverVerdict =
-    judgement.spf === "pass" || judgement.dkim === "pass"
+    judgement.envelopeSpf === "pass" || judgement.dkim === "pass"
       ? "pass"
-      : judgement.spf === "unknown" || judgement.dkim === "unknown"
+      : judgement.envelopeSpf === "unknown" || judgement.dkim === "unknown"
         ? "unknown"
         : "fail";
   const all = [...needed, either];
@@ -139,17 +163,45 @@ export function receiversAccept(judgement: ReceiversJudgement, checks: JudgedChe
   return all.includes("unknown") ? undefined : true;
 }
 
-const ORDER = ["pass", "none", "neutral", "softfail", "fail", "temperror", "permerror"];
+/** A verdict from SPF checks: unknown without any (no address to judge from) or with a temperror. */
+function verdictOf(checks: readonly SpfCheck[], judged: boolean): ReceiverVerdict {
+  if (!judged || checks.length === 0) return "unknown";
+  if (checks.some((check) => check.result !== "pass" && check.result !== "temperror")) return "fail";
+  return checks.some((check) => check.result === "temperror") ? "unknown" : "pass";
+}
 
-function worst(results: readonly string[]): string {
-  return results.reduce((a, b) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a), "pass");
+function worstVerdict(verdicts: readonly ReceiverVerdict[]): ReceiverVerdict {
+  return verdicts.includes("fail") ? "fail" : verdicts.includes("unknown") ? "unknown" : "pass";
+}
+
+/**
+ * The domain of the service's envelope sender: the domain's return path while it is an alias of
+ * the installation's return-path host (what the service's return-path check asks), else that host
+ * itself, as Postal chooses; the domain itself without a return-path record.
+ */
+async function envelopeDomain(
+  mail: ServiceMail,
+  dns: ReceiverDns,
+): Promise<{ domain: string } | { failure: string }> {
+  if (!mail.returnPath || !mail.returnPathHost) return { domain: mail.domain };
+  try {
+    const targets = await dns.cname(mail.returnPath);
+    const points = targets.some((target) => target.toLowerCase().replace(/\.$/, "") === mail.returnPathHost);
+    return { domain: points ? mail.returnPath : mail.returnPathHost };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    // No such name, or no CNAME there: it does not point at the host.
+    if (code === "ENOTFOUND" || code === "ENODATA") return { domain: mail.returnPathHost };
+    return { failure: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 async function judgeSpf(
   mail: ServiceMail,
+  envelope: string | undefined,
   resolver: CachedSpfResolver,
   findings: ReceiverFinding[],
-): Promise<{ verdict: ReceiverVerdict; checks: ReceiversJudgement["spfChecks"] }> {
+): Promise<{ judged: boolean; checks: ReceiversJudgement["spfChecks"] }> {
   const addresses = await sendingAddresses(mail.spfIncludes, resolver);
   if ("failure" in addresses || (!addresses.ipv4 && !addresses.ipv6)) {
     const failed = "failure" in addresses;
@@ -164,9 +216,11 @@ async function judgeSpf(
         : "Ask the service which addresses it sends from.",
       unknown: true,
     });
-    return { verdict: "unknown", checks: [] };
+    return { judged: false, checks: [] };
   }
-  const identities = [...new Set([mail.returnPath ?? mail.domain, mail.domain])];
+  // The envelope's SPF decides the service's mail; the domain's own record, which the service's
+  // check reads and the package publishes, is judged as receivers judge mail sent from the domain.
+  const identities = [...new Set([...(envelope ? [envelope] : []), mail.domain])];
   const checks: ReceiversJudgement["spfChecks"] = [];
   for (const identity of identities) {
     for (const ip of [addresses.ipv4, addresses.ipv6].filter((a): a is string => a !== undefined)) {
@@ -183,38 +237,7 @@ async function judgeSpf(
     reported.add(key);
     findings.push(spfFinding(mail, check));
   }
-  const verdict: ReceiverVerdict =
-    failing.length === 0
-      ? "pass"
-      : failing.every((check) => check.result === "temperror")
-        ? "unknown"
-        : "fail";
-  return { verdict, checks };
-}
-
-function spfFinding(mail: ServiceMail, check: SpfCheck & { identity: string; ip: string }): ReceiverFinding {
-  const envelope = check.identity !== mail.domain;
-  const whose = envelope
-    ? `the envelope sender's domain (the return path ${check.identity})`
-    : `the domain's own record`;
-  const include = mail.spfIncludes.map((domain) => `include:${domain}`).join(" ");
-  const fix =
-    check.result === "temperror"
-      ? "Check that the domain's nameservers and the records it includes answer."
-      : check.reason.includes("SPF records: a name may have one")
-        ? `Keep one SPF record at ${check.identity}: merge the others into it (with ${include}).`
-        : check.result === "permerror"
-          ? `Correct the record at ${check.identity} (the term named above).`
-          : envelope
-            ? `Point ${check.identity} at the service's return-path host (the domain's return_path record), whose SPF record authorizes the service.`
-            : `Authorize the service in the record at ${check.identity}: ${include || "the service's include"} before its all.`;
-  return {
-    check: "spf",
-    record: `TXT ${check.identity}`,
-    receivers: `mail from ${check.ip} gets SPF ${check.result} for ${whose}: ${check.reason}${check.via.length ? ` (through ${check.via.join(" → ")})` : ""}`,
-    fix,
-    ...(check.result === "temperror" ? { unknown: true } : {}),
-  };
+  return { judged: true, checks };
 }
 
 async function judgeDkim(
@@ -239,35 +262,4 @@ async function judgeDkim(
   if (!problem) return "pass";
   findings.push({ check: "dkim", record: `TXT ${mail.dkim.name}`, ...problem });
   return "fail";
-}
-
-function dmarcFinding(
-  mail: ServiceMail,
-  record: string,
-  outcome: DmarcOutcome,
-  envelope: string,
-): ReceiverFinding {
-  const strictSpf = outcome.aspf === "s" && envelope !== mail.domain;
-  const why = [
-    strictSpf
-      ? `SPF cannot align: aspf=s needs the envelope sender at ${mail.domain} itself, and the service's is at ${envelope}`
-      : outcome.spfAligned
-        ? undefined
-        : "SPF does not pass aligned",
-    outcome.dkimAligned ? undefined : "DKIM does not pass aligned",
-  ]
-    .filter(Boolean)
-    .join("; ");
-  const gets =
-    outcome.disposition.applied === outcome.disposition.rest
-      ? outcome.disposition.applied
-      : `${outcome.disposition.applied} (${outcome.percent}%; the rest ${outcome.disposition.rest})`;
-  return {
-    check: "dmarc",
-    record: `TXT ${record}`,
-    receivers: `the service's mail fails DMARC (${why}), and p=${outcome.policy} gives it: ${gets} (RFC 7489 §3.1, §6.6.4)`,
-    fix: strictSpf
-      ? "Use relaxed SPF alignment (drop aspf=s), or make DKIM pass: publish the service's DKIM record and wait for the dkim check."
-      : "Make SPF or DKIM pass for the service's mail (the findings above).",
-  };
 }

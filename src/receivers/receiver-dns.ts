@@ -11,6 +11,12 @@ import type { DnsAnswer, DnsQuery, DnsServerAddress } from "../dns/dns-query";
 /** Which servers answer a name, the first that answers deciding. */
 export type DnsRoute = (name: string) => readonly DnsServerAddress[];
 
+/** What receivers ask: SPF's queries, and a name's CNAME (the return path's, asked as such). */
+export interface ReceiverDns extends SpfResolver {
+  /** The CNAME targets at `name` (none: it is not an alias); errors as node:dns's. */
+  cname(name: string): Promise<string[]>;
+}
+
 /** CNAME chains longer than this are a loop or a mistake; resolvers give up too. */
 const MAX_CNAME_HOPS = 8;
 
@@ -19,14 +25,18 @@ const MAX_CNAME_HOPS = 8;
  * a CNAME at the name followed. Answers and failures are node:dns's shapes (errors carry `code`),
  * so SPF evaluation reads them as RFC 7208 says.
  */
-export function receiverResolver(query: DnsQuery, route: DnsRoute): SpfResolver {
+export function receiverResolver(query: DnsQuery, route: DnsRoute): ReceiverDns {
+  // Every server the route names is asked: receivers meet whichever answers them, so servers
+  // that answer differently (one still serving a record the others no longer do) leave the
+  // judgement open, as a failure does, until they agree. A server that fails is passed over.
   const ask = async (name: string, type: string): Promise<DnsAnswer> => {
-    let last: DnsAnswer = { error: "no server to ask" };
-    for (const server of route(name)) {
-      last = await query(server, name, type);
-      if (!("error" in last)) return last;
-    }
-    return last;
+    const answers = await Promise.all(route(name).map((server) => query(server, name, type)));
+    const answered = answers.filter((answer) => !("error" in answer));
+    if (answered.length === 0) return answers[0] ?? { error: "no server to ask" };
+    const shown = answered.map(sameness);
+    if (shown.some((one) => one !== shown[0]))
+      return { error: `the nameservers answer ${name} ${type} differently (${shown.join(" / ")})` };
+    return answered[0];
   };
   const values = async (start: string, type: string): Promise<string[]> => {
     let name = start;
@@ -48,6 +58,11 @@ export function receiverResolver(query: DnsQuery, route: DnsRoute): SpfResolver 
     aaaa: (name) => values(name, "AAAA"),
     // Exchanges only: a priority decides nothing receivers judge here.
     mx: async (name) => (await values(name, "MX")).map((exchange) => ({ priority: 0, exchange })),
+    cname: async (name) => {
+      const answer = await ask(name, "CNAME");
+      if ("error" in answer) throw failure(answer.error);
+      return "values" in answer ? answer.values : [];
+    },
   };
 }
 
@@ -58,4 +73,13 @@ function failure(reason: string): Error {
       ? "ESERVFAIL"
       : "ESERVFAIL";
   return Object.assign(new Error(reason), { code });
+}
+
+/** An answer compared without order: its values sorted, or NXDOMAIN. */
+function sameness(answer: DnsAnswer): string {
+  return "nxdomain" in answer
+    ? "NXDOMAIN"
+    : "values" in answer
+      ? JSON.stringify([...answer.values].sort())
+      : "";
 }

@@ -14,8 +14,14 @@ import { readSpfTerms } from "../dns/spf-syntax";
 export interface ServiceMail {
   /** The From domain, lowercase. */
   domain: string;
-  /** The envelope sender's domain: the return-path record's name; undefined when there is none. */
+  /** The return-path record's name (`psrp.<domain>`); undefined when there is none. */
   returnPath?: string;
+  /**
+   * The installation's return-path host the record points at (`rp.postal.example.com`). Postal's
+   * envelope sender is at the domain's return path while that points here, else at this host
+   * itself (app/senders/smtp_sender.rb, `determine_mail_from_for_message`).
+   */
+  returnPathHost?: string;
   /** The service's SPF includes (the domain's SPF record's `include:`s). */
   spfIncludes: string[];
   /** The key record the service signs against: its name and the content it asked for. */
@@ -36,9 +42,10 @@ export function serviceMail(records: readonly DnsRecord[]): ServiceMail | undefi
   const mx = records.find((record) => record.purpose === "mx");
   return {
     domain,
-    ...(returnPath ? { returnPath: bare(returnPath.name) } : {}),
+    ...(returnPath ? { returnPath: bare(returnPath.name), returnPathHost: bare(returnPath.content) } : {}),
     spfIncludes: spf && isSpfRecord(spf.content) ? serviceSpfIncludes(spf.content) : [],
-    ...(dkim ? { dkim: { name: bare(dkim.name), value: dkim.content } } : {}),
+    // The service's spelling (its selectors are upper case), for people: DNS compares without case.
+    ...(dkim ? { dkim: { name: dkim.name.replace(/\.$/, ""), value: dkim.content } } : {}),
     helo: mx ? bare(mx.content) : returnPath ? bare(returnPath.content) : domain,
   };
 }

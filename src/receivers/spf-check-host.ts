@@ -18,6 +18,7 @@ export type SpfResult = "pass" | "fail" | "softfail" | "neutral" | "none" | "per
 
 /** A result and why: the term that decided, where it was, or the rule a permerror breaks. */
 export interface SpfCheck {
+  /** What receivers decide (RFC 7208 §2.6). */
   result: SpfResult;
   /** The deciding term as written, if a term decided. */
   term?: string;
@@ -52,9 +53,12 @@ class Ended extends Error {
  * never a pass. `ptr` is not looked up (its names are the client's reverse DNS; §5.5 says not to
  * use it): it matches nothing here, which a receiver that follows it may see otherwise.
  */
-export async function checkHost(identity: SpfIdentity, resolver: CachedSpfResolver): Promise<SpfCheck> {
+export async function checkHost(given: SpfIdentity, resolver: CachedSpfResolver): Promise<SpfCheck> {
+  // An IPv4-mapped IPv6 address is an IPv4 client (RFC 7208 §5: `::ffff:192.0.2.1`).
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(given.ip);
+  const identity = mapped ? { ...given, ip: mapped[1] } : given;
   const family = isIPv4(identity.ip) ? "ipv4" : isIPv6(identity.ip) ? "ipv6" : undefined;
-  if (!family) throw new Error(`checkHost: ${JSON.stringify(identity.ip)} is not an IP address`);
+  if (!family) throw new Error(`checkHost: ${JSON.stringify(given.ip)} is not an IP address`);
   const state: State = { identity, family, resolver, lookups: 0, voidLookups: 0 };
   let outcome: Outcome;
   try {

@@ -114,6 +114,7 @@ export class Domain extends pulumi.ComponentResource {
     super(TYPE_TOKENS.Domain, name, settings, opts);
     const mx = settings.mx;
     const dmarc = dmarcContent(name, args, this);
+    warnDmarcRestsOnDkim(name, args, this);
     const publishing = { domainName: args.name, upFront: !args.adopt, mx, dmarc };
     // The zone is looked at first: a record in the way fails before the domain is created.
     const preflight = args.cloudflare ? zonePreflight(name, args.cloudflare, publishing, this) : undefined;
@@ -190,6 +191,26 @@ function dmarcContent(name: string, args: DomainArgs, parent: pulumi.Resource): 
     );
   }
   return dmarcRecordContent(args.dmarc);
+}
+
+/**
+ * `aspf=s` can never align with the service's envelope sender (`psrp.<name>`, RFC 7489 §3.1.2), so
+ * the domain's mail passes an enforcing DMARC policy by DKIM alone: a verification that does not
+ * wait for DKIM leaves that to receivers' judgement at its end. Said at preview, where the settings
+ * are plain values; not an error, since DKIM may well pass.
+ */
+function warnDmarcRestsOnDkim(name: string, args: DomainArgs, parent: pulumi.Resource): void {
+  if (args.dmarc?.spfAlignment !== "strict" || args.dmarc.policy === "none") return;
+  const checks = args.verification === false ? [] : args.verification?.checks;
+  if (checks === undefined || (Array.isArray(checks) && checks.includes("dkim"))) return;
+  if (!Array.isArray(checks) && args.verification !== false) return; // an output: judged at the wait
+  pulumi.log.warn(
+    `Domain ${name}: dmarc.spfAlignment is "strict", so the service's mail (its envelope sender is at the ` +
+      `return path, psrp.<name>) passes DMARC p=${args.dmarc.policy} by DKIM alone, and ` +
+      (args.verification === false ? "verification is off" : "verification.checks leaves dkim out") +
+      ': add "dkim" to verification.checks, or use relaxed alignment.',
+    parent,
+  );
 }
 
 /**

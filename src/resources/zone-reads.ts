@@ -2,6 +2,7 @@ import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { ExistingRecord } from "../dns/zone-records";
 import { runsUnderMocks } from "./unit-test-mocks";
+import { coveringDomain, existingRecord, named, normalName, uniqueById } from "./zone-read-results";
 
 /**
  * What a program run asks of its Cloudflare zones, answered from as few reads as the zones' pages
@@ -80,7 +81,7 @@ interface ZoneState {
   /** Per domain: its records and those under it, or undefined when a page or more. */
   byDomain: Map<string, Promise<ExistingRecord[] | undefined>>;
   byName: Map<string, Promise<ExistingRecord[]>>;
-  /** Per domain, its records read again for the writes about to be made (`confirmedAt`), while under way. */
+  /** Reads for the writes about to be made (`confirmedAt`), by domain or name, while under way. */
   fresh: Map<string, Promise<ExistingRecord[] | undefined>>;
   /** Whether the run said that the zone could not be read. */
   notReadSaid?: boolean;
@@ -129,38 +130,51 @@ export class ZoneReads {
   }
 
   /**
-   * The records at `name` as the zone holds them now, for a write about to be made there because
-   * the run's first read found nothing in the way. That read may be minutes old by the time a new
-   * domain's records are written (the service names them only once it has made the domain), and
-   * someone may have added a record meanwhile: a second SPF record beside the one written here is
-   * a permerror for receivers. So the name is read again, with every name of its domain (one read
-   * by name suffix, shared by the domain's writes that ask while it is under way), else alone. Only
-   * writes pay: a preview writes nothing, and a record the stack holds already is not written
-   * again. The records either read found count, so offset paging of a large first read cannot
-   * hide one either.
+   * The records at `name` as the zone holds them now, for a write about to be made there: the
+   * run's first read may be minutes old when a new domain's records are written (the service names
+   * them once it has made the domain), and a second SPF record added meanwhile is a permerror for
+   * receivers. So the name is read again, with its domain's names (one suffix read, shared by the
+   * domain's writes that ask while it is under way), else alone. Only writes pay; the records
+   * either read found count, so offset paging of a large first read cannot hide one either.
    */
   async confirmedAt(zoneId: string, name: string): Promise<ExistingRecord[]> {
     const wanted = normalName(name);
     const first = await this.recordsAt(zoneId, wanted);
     const zone = this.zone(zoneId);
     const domain = coveringDomain(zone.domains, wanted);
+    const earlier = domain === undefined ? undefined : zone.byDomain.get(domain);
+    // A domain already known to hold a page or more (a zone's apex) is read by name straight away.
+    const large = earlier !== undefined && (await earlier) === undefined;
     let now: ExistingRecord[];
-    if (domain === undefined) now = await this.readName(zoneId, wanted);
+    const byName = async () =>
+      (await this.fresh(zone, `name ${wanted}`, () => this.readName(zoneId, wanted))) ?? [];
+    if (domain === undefined || large) now = await byName();
     else {
-      let read = zone.fresh.get(domain);
-      if (!read) {
-        read = this.readDomain(zoneId, domain);
-        zone.fresh.set(domain, read);
-        // Shared by the writes that ask while it is under way (a domain's records are known at
-        // once, when the service answers), never by a later one: that reads the zone again.
-        const forget = () => setImmediate(() => zone.fresh.delete(domain));
-        read.then(forget, forget);
-      }
-      const under = await read;
+      const under = await this.fresh(zone, `domain ${domain}`, () => this.readDomain(zoneId, domain));
       // A domain with a page or more of records (a zone's apex): this name alone.
-      now = under ? named(under, wanted) : await this.readName(zoneId, wanted);
+      now = under ? named(under, wanted) : await byName();
     }
     return uniqueById([...first, ...now]);
+  }
+
+  /**
+   * A read made for writes about to be made, shared by those that ask while it is under way (a
+   * domain's records are known at once, when the service answers), never by a later one: that
+   * reads the zone again.
+   */
+  private fresh(
+    zone: ZoneState,
+    key: string,
+    read: () => Promise<ExistingRecord[] | undefined>,
+  ): Promise<ExistingRecord[] | undefined> {
+    let made = zone.fresh.get(key);
+    if (!made) {
+      made = read();
+      zone.fresh.set(key, made);
+      const forget = () => setImmediate(() => zone.fresh.delete(key));
+      made.then(forget, forget);
+    }
+    return made;
   }
 
   /**
@@ -256,44 +270,4 @@ function readThroughProvider(
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-function normalName(name: string): string {
-  return name.toLowerCase().replace(/\.$/, "");
-}
-
-function uniqueById(records: readonly ExistingRecord[]): ExistingRecord[] {
-  const seen = new Set<string>();
-  return records.filter((record) => !seen.has(record.id) && seen.add(record.id));
-}
-
-function named(records: readonly ExistingRecord[], name: string): ExistingRecord[] {
-  return records.filter((record) => normalName(record.name) === name);
-}
-
-/** The longest of `domains` that `name` is or is under, if any. */
-export function coveringDomain(domains: ReadonlySet<string>, name: string): string | undefined {
-  let best: string | undefined;
-  for (const domain of domains) {
-    if (
-      (name === domain || name.endsWith(`.${domain}`)) &&
-      (best === undefined || domain.length > best.length)
-    )
-      best = domain;
-  }
-  return best;
-}
-
-/** A result of `getDnsRecords` as the rules read records. */
-export function existingRecord(result: cloudflare.types.output.GetDnsRecordsResult): ExistingRecord {
-  const type = result.type.toUpperCase();
-  return {
-    id: result.id,
-    name: result.name.toLowerCase(),
-    type,
-    content: result.content ?? "",
-    ...(type === "MX" && typeof result.priority === "number" ? { priority: result.priority } : {}),
-    proxied: result.proxied === true,
-    comment: result.comment || null,
-  };
 }

@@ -1,4 +1,5 @@
-import type { ReceiverFinding, ReceiversJudgement } from "../receivers/judge";
+import type { ReceiverFinding } from "../receivers/findings";
+import type { ReceiversJudgement } from "../receivers/judge";
 import { wrap } from "./diagnosis-text";
 import type { WaitOutcome } from "./report";
 
@@ -15,13 +16,32 @@ export function receiversVerdictLine(judgement: ReceiversJudgement): string {
   return `SPF ${judgement.spf}, DKIM ${judgement.dkim}, DMARC ${judgement.dmarc}`;
 }
 
-/** Each finding: `  SPF: TXT mail.example.com`, what receivers do, `to do: …`. */
+/**
+ * Each finding: `  SPF: TXT mail.example.com`, what receivers do, `to do: …`, within 80 columns.
+ * What DNS served is anyone's text: its control and bidi characters are shown escaped, never sent
+ * to a terminal or a CI log as they are.
+ */
 export function findingLines(findings: readonly ReceiverFinding[]): string[] {
   return findings.flatMap((finding) => [
-    `  ${LABELS[finding.check]}: ${finding.record}${finding.unknown ? " (not judged: DNS did not answer)" : ""}`,
-    ...wrap(finding.receivers, "    "),
-    ...wrap(`to do: ${finding.fix}`, "    "),
+    ...wrap(
+      printable(
+        `${LABELS[finding.check]}: ${finding.record}${finding.unknown ? " (not judged: DNS did not answer)" : ""}`,
+      ),
+      "  ",
+    ),
+    ...wrap(printable(finding.receivers), "    "),
+    ...wrap(printable(`to do: ${finding.fix}`), "    "),
   ]);
+}
+
+/** Text with C0/C1 controls, DEL and bidi controls written as `\u…` escapes. */
+export function printable(text: string): string {
+  return text.replace(
+    // Control characters are what this matches: the rule guards against them matched by accident.
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** How to let a stack that does not own the domain's posture go on. */
@@ -45,7 +65,7 @@ export function receiversMessage(
   const lines = [
     ...wrap(`${head}${receivers ? ` (${receiversVerdictLine(receivers)})` : ""}:`, ""),
     ...(receivers ? findingLines(receivers.findings) : []),
-    ...(outcome.receiversError ? wrap(outcome.receiversError.message, "  ") : []),
+    ...(outcome.receiversError ? wrap(printable(outcome.receiversError.message), "  ") : []),
     ...wrap(
       outcome.receiversAccepted === false
         ? `Change the records named above and run \`pulumi up\` again: the wait resumes. ${WARN_HINT}`

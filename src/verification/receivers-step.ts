@@ -4,8 +4,8 @@ import type { CheckName, WhenReceiversReject } from "../inputs";
 /**
  * The wait's last step: once the service's checks pass, what receivers make of DNS as served. The
  * service's checks are a minimum (Postal's SPF check takes any TXT record holding its include); a
- * posture receivers reject ends the wait at once, since polling does not change it, and one they
- * cannot judge yet (a DNS failure) is polled again, never read as a pass.
+ * posture receivers reject twice in a row ends the wait, since polling does not change it, and one
+ * they cannot judge yet (a DNS failure) is polled again, never read as a pass.
  */
 
 export interface ReceiversOptions {
@@ -17,8 +17,9 @@ export interface ReceiversOptions {
 
 /** What the step decided. */
 export interface ReceiversStep {
-  /** The wait ends now (receivers decided, or a warning will do). */
+  /** The wait ends now: receivers accepted, or rejected twice in a row. */
   final: boolean;
+  /** What the wait reports if it ends with this step: accepted, or `whenRejected: "warn"`. */
   verified: boolean;
   /** Receivers' judgement, when it could be made. */
   receivers?: ReceiversJudgement;
@@ -28,33 +29,46 @@ export interface ReceiversStep {
   receiversError?: Error;
 }
 
-/** The checks of a verification as the receivers' verdict reads them: SPF's identities and DKIM. */
+/**
+ * The checks of a verification as the receivers' verdict reads them: the domain's own SPF record
+ * (`spf`), the envelope sender's SPF (`spf` or `returnPath`: the return path carries the envelope),
+ * and DKIM.
+ */
 export function judgedChecks(checks: readonly CheckName[]): JudgedChecks {
-  return { spf: checks.includes("spf") || checks.includes("returnPath"), dkim: checks.includes("dkim") };
+  return {
+    spf: checks.includes("spf"),
+    envelope: checks.includes("spf") || checks.includes("returnPath"),
+    dkim: checks.includes("dkim"),
+  };
 }
 
-/** Judges once, bounded by `timeoutMs`; a judgement that fails or is late is "cannot tell". */
+/**
+ * Judges once, bounded by `timeoutMs`; a judgement that fails or is late is "cannot tell". A
+ * rejection ends the wait only when the judgement before it (a poll earlier) rejected too: a
+ * nameserver may still serve for a moment a record this `up` has just replaced. `verified` is what
+ * the wait reports if it ends here: accepted, or the stack asked for a warning.
+ */
 export async function receiversStep(
   options: ReceiversOptions,
   checks: readonly CheckName[],
   timeoutMs: number,
+  rejectedBefore: boolean,
 ): Promise<ReceiversStep> {
+  const warn = options.whenRejected === "warn";
   let receivers: ReceiversJudgement;
   try {
     receivers = await bounded(options.judge(), timeoutMs);
   } catch (error) {
-    const receiversError = error instanceof Error ? error : new Error(String(error));
     return {
-      final: options.whenRejected === "warn",
-      verified: options.whenRejected === "warn",
-      receiversError,
+      final: false,
+      verified: warn,
+      receiversError: error instanceof Error ? error : new Error(String(error)),
     };
   }
   const accepted = receiversAccept(receivers, judgedChecks(checks));
   if (accepted === true) return { final: true, verified: true, receivers, accepted };
-  const warn = options.whenRejected === "warn";
-  // Rejected: final either way. Not judged: a warning ends it, a failure polls again.
-  return { final: accepted === false || warn, verified: warn, receivers, accepted };
+  // Rejected twice in a row: final. Rejected once, or not judged: polled again.
+  return { final: accepted === false && rejectedBefore, verified: warn, receivers, accepted };
 }
 
 async function bounded<T>(work: Promise<T>, timeoutMs: number): Promise<T> {

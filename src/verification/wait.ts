@@ -115,10 +115,16 @@ export async function waitForChecks(
         checked = true;
         serviceUnanswered = false;
         lastServiceCheckAt = now();
+        const rejectedBefore = receiversOpen?.accepted === false;
         receiversOpen = undefined;
         if (failingChecks(result, options.checks).length === 0) {
           if (!options.receivers) return { result, verified: true, polls, serviceChecks };
-          const step = await receiversStep(options.receivers, options.checks, requestTimeoutMs());
+          const step = await receiversStep(
+            options.receivers,
+            options.checks,
+            requestTimeoutMs(),
+            rejectedBefore,
+          );
           if (step.final) return { result, polls, serviceChecks, ...receiversOutcome(step) };
           receiversOpen = step;
         }
@@ -160,7 +166,9 @@ export async function waitForChecks(
     }
 
     const waiting = receiversOpen
-      ? "the service's checks pass; waiting for DNS to answer receivers' lookups"
+      ? receiversOpen.accepted === false
+        ? "the service's checks pass, but receivers would not accept the mail; checking once more"
+        : "the service's checks pass; waiting for DNS to answer receivers' lookups"
       : result
         ? `waiting for ${describeFailing(result, options.checks, diagnosed.diagnoses)}`
         : askService

@@ -15,7 +15,8 @@ import {
  */
 
 const DOMAIN = "mail.example.com";
-const ALL = { spf: true, dkim: true };
+const ALL = { spf: true, envelope: true, dkim: true };
+const NO_DKIM = { spf: true, envelope: true, dkim: false };
 
 async function judge(table: DnsTable, failing: string[] = [], domain = DOMAIN) {
   const mail = serviceMail(serviceRecords(domain))!;
@@ -77,7 +78,7 @@ describe("the service's mail as receivers judge it", () => {
       `SPF cannot align: aspf=s needs the envelope sender at ${DOMAIN} itself, and the service's is at psrp.${DOMAIN}`,
     );
     expect(dmarc.receivers).toContain("p=reject gives it: reject");
-    expect(receiversAccept(judgement, { spf: true, dkim: false })).toBe(false);
+    expect(receiversAccept(judgement, NO_DKIM)).toBe(false);
   });
 
   it("relaxed alignment: the return path's SPF aligns, DMARC passes though DKIM fails", async () => {
@@ -90,7 +91,7 @@ describe("the service's mail as receivers judge it", () => {
     expect(judgement.findings.map((f) => f.receivers)).toEqual([
       "verifiers can use no key from it: the key is revoked: p= is empty (RFC 6376 §3.6.1)",
     ]);
-    expect(receiversAccept(judgement, { spf: true, dkim: false })).toBe(true);
+    expect(receiversAccept(judgement, NO_DKIM)).toBe(true);
     expect(receiversAccept(judgement, ALL)).toBe(false);
   });
 
@@ -149,6 +150,31 @@ describe("the service's mail as receivers judge it", () => {
     );
     expect(judgement.dkim).toBe("fail");
     expect(judgement.findings[0].receivers).toContain(said);
+  });
+
+  it("a return path that does not point at the service: its envelope is at the service's own host (Postal), which does not align", async () => {
+    const judgement = await judge(
+      publishedAsAsked(DOMAIN, {
+        [`psrp.${DOMAIN}`]: { CNAME: ["rp.elsewhere.example.net"] },
+        [`_dmarc.${DOMAIN}`]: { TXT: ["v=DMARC1; p=reject"] },
+        [`postal-abc123._domainkey.${DOMAIN}`]: { TXT: ["v=DKIM1; p="] },
+      }),
+    );
+    expect(judgement.spfChecks.map((check) => check.identity)).toContain("rp.postal.example.com");
+    // rp.postal.example.com and mail.example.com share example.com here: relaxed SPF aligns.
+    expect(judgement.dmarcPolicy).toEqual(expect.objectContaining({ spfAligned: true }));
+    const elsewhere = await judgeReceivers(
+      { ...serviceMail(serviceRecords("mail.example.org"))! },
+      tableResolver(
+        publishedAsAsked("mail.example.org", {
+          "psrp.mail.example.org": { CNAME: ["rp.elsewhere.example.net"] },
+          "_dmarc.mail.example.org": { TXT: ["v=DMARC1; p=reject"] },
+          "postal-abc123._domainkey.mail.example.org": { TXT: ["v=DKIM1; p="] },
+        }),
+      ),
+    );
+    expect(elsewhere.dmarcPolicy).toEqual(expect.objectContaining({ spfAligned: false, dkimAligned: false }));
+    expect(elsewhere.dmarc).toBe("fail");
   });
 
   it("a DNS failure is never a pass: the verdict is left open", async () => {

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "node:crypto";
 import type { DnsRecord } from "../../src/client";
-import type { SpfResolver } from "../../src/dns/spf-dns";
+import type { ReceiverDns } from "../../src/receivers/receiver-dns";
 
 /**
  * A table of DNS for the receivers' model (src/receivers), answering as node:dns does: records,
@@ -9,7 +9,7 @@ import type { SpfResolver } from "../../src/dns/spf-dns";
  */
 export type DnsTable = Record<string, Partial<Record<"TXT" | "A" | "AAAA" | "MX" | "CNAME", string[]>>>;
 
-export function tableResolver(table: DnsTable, failing: readonly string[] = []): SpfResolver {
+export function tableResolver(table: DnsTable, failing: readonly string[] = []): ReceiverDns {
   const lower = new Map(Object.entries(table).map(([name, types]) => [name.toLowerCase(), types]));
   const answer = async (name: string, type: "TXT" | "A" | "AAAA" | "MX"): Promise<string[]> => {
     let current = name.toLowerCase();
@@ -28,6 +28,13 @@ export function tableResolver(table: DnsTable, failing: readonly string[] = []):
     a: (name) => answer(name, "A"),
     aaaa: (name) => answer(name, "AAAA"),
     mx: async (name) => (await answer(name, "MX")).map((exchange) => ({ exchange, priority: 10 })),
+    cname: async (name) => {
+      if (failing.includes(name.toLowerCase()))
+        throw Object.assign(new Error("SERVFAIL"), { code: "ESERVFAIL" });
+      const types = lower.get(name.toLowerCase());
+      if (!types) throw Object.assign(new Error("NXDOMAIN"), { code: "ENOTFOUND" });
+      return types.CNAME ?? [];
+    },
   };
 }
 

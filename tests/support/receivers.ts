@@ -27,9 +27,9 @@ import * as path from "node:path";
  * - rspamd 3.4 with two SPF records uses the first it gets (RFC 7208 §4.5 says permerror);
  * - authheaders 0.15.2 cuts a From domain at its first hyphen (`@([a-z0-9.]+)`): use From domains
  *   without hyphens for its DMARC verdict; it also verifies only the first DKIM-Signature;
- * - rspamd's URL and organizational-domain list is the stock public suffix list cut down to `.com`'s
- *   rules (the emulator serves only names under example.com): compiling the whole list takes rspamd
- *   20 s or more, compiling this one about a second.
+ * - rspamd's URL and organizational-domain list is the stock public suffix list cut down to the
+ *   rules of `.com`, `.net` and `.org` (the only TLDs the tests' zones use): compiling the whole list
+ *   takes rspamd 20 s or more, compiling this one about a second.
  */
 
 const HELPER = path.join(__dirname, "receivers-check.py");
@@ -468,7 +468,7 @@ const MODULES_OFF = [
 ];
 
 /** The public suffix list's rules for these TLDs only (see the note at the top). */
-const TLDS_KEPT = ["com"];
+const TLDS_KEPT = ["com", "net", "org"];
 
 function rspamdConfig(port: number): string {
   return `# A private rspamd for tests/support/receivers.ts: generated, removed when it stops.

@@ -71,11 +71,11 @@ describe("once the service's checks pass, receivers decide", () => {
     expect([serviceChecks, calls.count]).toEqual([1, 1]);
   });
 
-  it("rejected: not verified, at once (polling does not change a posture), with the findings", async () => {
+  it("rejected twice in a row, a poll apart: not verified then (polling does not change a posture), with the findings", async () => {
     const { judge, calls } = judgeOver(() => [twoSpfRecords()]);
     const { outcome, serviceChecks, elapsed } = await wait(judge, "fail");
     expect(outcome).toEqual(expect.objectContaining({ verified: false, receiversAccepted: false }));
-    expect([serviceChecks, calls.count, elapsed]).toEqual([1, 1, 0]);
+    expect([serviceChecks, calls.count, elapsed]).toEqual([2, 2, 5_000]);
     const message = receiversMessage(DOMAIN, outcome);
     const flat = message.replace(/\s+/g, " ");
     expect(flat).toMatch(
@@ -86,6 +86,18 @@ describe("once the service's checks pass, receivers decide", () => {
     expect(flat).toContain(`to do: Keep one SPF record at ${DOMAIN}: merge the others into it`);
     expect(flat).toContain('set verification.whenReceiversReject to "warn"');
     for (const line of message.split("\n")) expect([...line].length).toBeLessThanOrEqual(80);
+  });
+
+  it("a rejection seen once (a nameserver still serving a record just replaced) is judged again, and passes", async () => {
+    let first = true;
+    const { judge, calls } = judgeOver(() => {
+      const table = first ? twoSpfRecords() : publishedAsAsked(DOMAIN);
+      first = false;
+      return [table];
+    });
+    const { outcome } = await wait(judge, "fail");
+    expect(outcome).toEqual(expect.objectContaining({ verified: true, receiversAccepted: true }));
+    expect(calls.count).toBe(2);
   });
 
   it('whenRejected "warn": verified, the rejection kept for the warning', async () => {
@@ -120,6 +132,15 @@ describe("once the service's checks pass, receivers decide", () => {
     expect(receiversMessage(DOMAIN, outcome).replace(/\s+/g, " ")).toContain(
       "receivers' judgement could not be made (SPF pass, DKIM pass, DMARC unknown): DMARC: TXT _dmarc",
     );
+  });
+
+  it('whenRejected "warn" and DNS that never answers: polled to the deadline, then verified with the warning', async () => {
+    const { judge, calls } = judgeOver(() => [publishedAsAsked(DOMAIN), [`_dmarc.${DOMAIN}`]]);
+    const { outcome, elapsed } = await wait(judge, "warn", { timeoutMs: 20_000 });
+    expect(outcome.verified).toBe(true);
+    expect(outcome.receiversAccepted).toBeUndefined();
+    expect(calls.count).toBeGreaterThan(1);
+    expect(elapsed).toBeGreaterThanOrEqual(20_000);
   });
 
   it("a judgement that throws is 'cannot tell', not a crash", async () => {
