@@ -2,6 +2,7 @@
  * The claimed record provider's checks before it writes, and the write that takes a user's record
  * over: each says what it found and that nothing was changed, or keeps what it took in state.
  */
+import * as log from "@pulumi/pulumi/log";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import { describeRecord, Publisher } from "../dns/existing-records";
 import { competes, identical } from "../dns/zone-records";
@@ -80,7 +81,10 @@ export function refuseOwnRecordInTheWay(
  * an include of a name without an SPF record…), with nothing written.
  */
 export async function refuseRejectedMerge(inputs: ClaimedRecordInputs, merged: string): Promise<void> {
-  const { problem } = await checkSpfLookups(merged, inputs.name, dnsResolverSetting());
+  const { problem, warning } = await checkSpfLookups(merged, inputs.name, dnsResolverSetting());
+  // What could not be known, or where receivers differ (pyspf follows a `redirect=` beside `all`):
+  // said where the merge is made, not only in a preview that may not have seen the include.
+  if (!problem && warning) log.warn(`SPF record ${inputs.name}: merged, it would be "${merged}". ${warning}`);
   if (problem) {
     throw new Error(
       `SPF record ${inputs.name}: merged, it would be "${merged}": ${problem} Nothing was changed in the zone.`,

@@ -7,10 +7,25 @@ import { recordOwner } from "../dns/ownership";
 import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
+import { mergeSpfIncludes } from "../dns/spf";
 import { dnsResolverSetting } from "../providers/connection";
 import { DNS_RESOLVER_SETTING } from "../providers/connection-settings";
 import { ZoneNotRead, ZoneReads, zoneReadsFor } from "./zone-reads";
 import type { ExistingRecordPolicies } from "./existing-record-policies";
+
+/** Stack config naming the installation's SPF include (Postal's `dns.spf_include`). */
+const SPF_INCLUDE_SETTING = "emailDelivery:spfInclude";
+
+/** The include `value` names, or why it is not one (a domain name, as an `include:` takes). */
+function spfIncludeSetting(value: string | undefined): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9])?)+\.?$/i.test(value))
+    throw new Error(
+      `stack config ${SPF_INCLUDE_SETTING} must be your installation's SPF include, a domain name such as ` +
+        `"spf.postal.example.com" (Postal's dns.spf_include), not ${JSON.stringify(value)}`,
+    );
+  return value.toLowerCase().replace(/\.$/, "");
+}
 
 /** `ZoneReads.firstNotRead`'s key for "the mocks answered without records" (once per run, any zone). */
 const UNDER_MOCKS = "(unit-test mocks)";
@@ -23,6 +38,8 @@ export class ZoneSurvey {
   private readonly reads: ZoneReads;
   /** Where the SPF checks of a merge send their queries (stack config emailDelivery:dnsResolver). */
   private readonly dnsServer: string | undefined;
+  /** The installation's SPF include, when stack config emailDelivery:spfInclude names it. */
+  private readonly spfInclude: string | undefined;
 
   constructor(
     provider: cloudflare.Provider | undefined,
@@ -32,6 +49,7 @@ export class ZoneSurvey {
     try {
       // Checked here, in the preview, rather than as the first lookup fails.
       this.dnsServer = dnsResolverSetting(pulumi.runtime.getConfig(DNS_RESOLVER_SETTING.config));
+      this.spfInclude = spfIncludeSetting(pulumi.runtime.getConfig(SPF_INCLUDE_SETTING));
     } catch (error) {
       throw new pulumi.ResourceError((error as Error).message, parent);
     }
@@ -202,10 +220,12 @@ export class ZoneSurvey {
 
   /**
    * A merged SPF record must stay within RFC 7208's 10 DNS lookups, and be one receivers accept.
-   * Before the service has said which include it needs (a domain it does not have yet), the user's
-   * record is what is known, and the include will cost one lookup more: a record already at the
-   * limit fails here, before the domain is made, rather than at the merge once it exists. Once the
-   * include is known, the merged record is counted whole, here and again just before it is written.
+   * Before the service has said which include it needs (a domain it does not have yet), the
+   * installation's include (emailDelivery:spfInclude) is merged and counted whole; without it, the
+   * user's record is what is known, and the include is counted as one lookup more (it may cost
+   * more, nested includes and all): a record already at the limit fails here, before the domain is
+   * made. Once the include is known, the merged record is counted whole, here and again just
+   * before it is written.
    * Gives why the merge is refused, if it is.
    */
   private async checkMerge(
@@ -214,10 +234,17 @@ export class ZoneSurvey {
     claim: Extract<Claim, { action: "merge" }>,
     publishedBefore: boolean,
   ): Promise<string | undefined> {
-    const merged = claim.content ?? unquoteTxt(claim.record.content);
+    // Before the service names its include, the installation's (stack config
+    // emailDelivery:spfInclude) lets the merge be counted whole, nested includes and all.
+    const known = this.spfInclude;
+    const merged =
+      claim.content ??
+      (known
+        ? mergeSpfIncludes(unquoteTxt(claim.record.content), [known])
+        : unquoteTxt(claim.record.content));
     const { problem, warning, total } = await checkSpfLookups(merged, planned.name, this.dnsServer);
     if (problem) return problem;
-    if (claim.content === undefined && total + 1 > SPF_LOOKUP_LIMIT) {
+    if (claim.content === undefined && !known && total + 1 > SPF_LOOKUP_LIMIT) {
       // A domain the stack made before: the record may hold the service's include already (this
       // stack merged it), which costs nothing more. The merge is counted whole once the service
       // names its include, before anything is written.

@@ -341,6 +341,66 @@ describe("SPF merge", () => {
     }
   });
 
+  it("with emailDelivery:spfInclude, the preview counts the service's include whole: such a merge fails there, and `up` makes nothing", async () => {
+    const name = freshName();
+    await publishAddresses(emulator(), `mx.${name}`);
+    for (let i = 0; i < 3; i++) {
+      await userRecord({ name: `n${i}.${name}`, type: "TXT", content: "v=spf1 a mx -all" });
+      await publishAddresses(emulator(), `n${i}.${name}`);
+      await userRecord({ name: `n${i}.${name}`, type: "MX", content: `mx.${name}`, priority: 10 });
+    }
+    const mine = `v=spf1 include:n0.${name} include:n1.${name} include:n2.${name} ~all`;
+    await userRecord({ name, type: "TXT", content: mine });
+    await cloudflare("PATCH", `/${serviceSpfId}`, { content: quoteTxt("v=spf1 a mx -all") });
+    const serviceHosts = [
+      ...(await publishAddresses(emulator(), SERVICE_INCLUDE)),
+      String(
+        (await userRecord({ name: SERVICE_INCLUDE, type: "MX", content: `mx.${name}`, priority: 10 })).id,
+      ),
+    ];
+    try {
+      const program = domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } });
+      const config = { "emailDelivery:spfInclude": SERVICE_INCLUDE };
+      const refusal = `cannot merge into the SPF record at ${name}: SPF needs 12 DNS lookups, over the limit of 10`;
+      expect(messages(await runProgram(program, { ...preview(), config }))).toContain(refusal);
+      const creates = emulator().requests.count("domains/create");
+      expect(messages(await runProgram(program, { ...live(), config }))).toContain(refusal);
+      expect(emulator().requests.count("domains/create")).toBe(creates);
+      expect(txtAt(name)).toEqual([mine]);
+    } finally {
+      await cloudflare("PATCH", `/${serviceSpfId}`, { content: quoteTxt("v=spf1 ip4:192.0.2.0/24 ~all") });
+      for (const id of serviceHosts) await cloudflare("DELETE", `/${id}`);
+    }
+  });
+
+  it("a stack config emailDelivery:spfInclude that is no domain fails the preview, naming it", async () => {
+    const run = await runProgram(
+      domainProgram(freshName(), { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+      { ...preview(), config: { "emailDelivery:spfInclude": "include:spf.postal.example.com" } },
+    );
+    expect(messages(run)).toContain(
+      'stack config emailDelivery:spfInclude must be your installation\'s SPF include, a domain name such as "spf.postal.example.com"',
+    );
+  });
+
+  it("says at up that pyspf-based receivers reject the merged record, where RFC 7208 ignores a redirect= beside all", async () => {
+    const name = freshName();
+    for (let i = 0; i < 9; i++)
+      await userRecord({ name: `n${i}.${name}`, type: "TXT", content: "v=spf1 -all" });
+    await userRecord({ name: `r.${name}`, type: "TXT", content: "v=spf1 -all" });
+    const includes = Array.from({ length: 9 }, (_, i) => `include:n${i}.${name}`).join(" ");
+    await userRecord({ name, type: "TXT", content: `v=spf1 ${includes} -all redirect=r.${name}` });
+    const run = await runProgram(
+      domainProgram(name, { cloudflare: { zoneId, existingRecords: { spf: "merge" } } }),
+      live(),
+    );
+    expect(run.errors).toEqual([]);
+    // 10 lookups by the RFC, merged; pyspf counts the redirect too.
+    expect(run.providerLogs.join("\n")).toContain(
+      `pyspf counts redirect=r.${name} beside all (RFC 7208 §6.1 ignores it): 11 lookups, so receivers using it return permerror.`,
+    );
+  });
+
   it("refuses two SPF records whatever the policy", async () => {
     const name = freshName();
     await userRecord({ name, type: "TXT", content: GOOGLE_SPF });
