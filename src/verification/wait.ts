@@ -78,7 +78,8 @@ export async function waitForChecks(
   let result: DomainCheck | undefined;
   let lastError: Error | undefined;
   let diagnosed: Pick<WaitOutcome, "diagnoses" | "diagnosisError"> = {};
-  // The service passed but receivers could not be judged yet (DNS did not answer): poll again.
+  // The service passed, but receivers rejected the mail once (judged again a poll later) or could
+  // not be judged (DNS did not answer): poll again.
   let receiversOpen: ReceiversStep | undefined;
 
   for (;;) {
