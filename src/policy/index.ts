@@ -14,7 +14,7 @@
  *   policies: emailDeliveryPolicies({ productionStacks: ["prod-*"], enforcementLevels: { "email-dmarc-enforced": "mandatory" } }),
  * });
  *
- * @module
+ * @module pulumi-email-delivery/policy
  */
 import type {
   EnforcementLevel,

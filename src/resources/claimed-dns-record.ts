@@ -35,6 +35,8 @@ export interface ClaimedDnsRecordArgs {
  * identical record, overwrites or merges into (SPF) the user's, adds beside (MX), or creates one,
  * and on destroy gives back what it took (see `claimedRecordProvider`). Registered as
  * `pulumi-nodejs:dynamic/email-delivery:ClaimedDnsRecord`, a child of the `Domain`.
+ *
+ * @group Resources
  */
 export class ClaimedDnsRecord extends EmailDeliveryDynamicResource {
   /** The Cloudflare record's id. */

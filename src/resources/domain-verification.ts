@@ -75,6 +75,8 @@ export interface DomainVerificationArgs {
 /**
  * Waits until the service reports the domain's DNS checks OK. Usable alone when DNS is managed
  * elsewhere; give it `dependsOn` the records so it never checks before they exist.
+ *
+ * @group Resources
  */
 export class DomainVerification extends EmailDeliveryDynamicResource {
   /** The domain's id, resolved once the wait is over. */

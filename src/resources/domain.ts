@@ -74,6 +74,8 @@ export interface DomainArgs {
  *   cloudflare: { zoneId: zone.id },
  * });
  * new Route("support", { name: "support", domainId: domain.domainId, endpointId: 1 });
+ *
+ * @group Resources
  */
 export class Domain extends pulumi.ComponentResource {
   /** The service's id. With verification, it resolves once the domain is verified. */

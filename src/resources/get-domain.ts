@@ -73,6 +73,8 @@ export interface DomainInfo {
  * @example
  * const mail = await getDomain({ name: "mail.example.com" });
  * new Route("support", { name: "support", domainId: mail.domainId, endpointId: 1 });
+ *
+ * @group Resources
  */
 export async function getDomain(args: GetDomainArgs): Promise<DomainInfo> {
   const name = checkedName(args?.name);
@@ -103,6 +105,8 @@ export async function getDomain(args: GetDomainArgs): Promise<DomainInfo> {
  * @example
  * const mail = getDomainOutput({ name: config.require("mailDomain") });
  * new Route("support", { name: "support", domainId: mail.domainId, endpointId: 1 });
+ *
+ * @group Resources
  */
 export function getDomainOutput(args: GetDomainOutputArgs): pulumi.Output<DomainInfo> {
   return pulumi.output(args?.name).apply((name) => getDomain({ name }));

@@ -71,7 +71,11 @@ function withRouteClaim(resource: string, args: RouteArgs): pulumi.Input<number>
   return args.domainId;
 }
 
-/** An inbound route: mail for `name@<domain>` goes to an endpoint. */
+/**
+ * An inbound route: mail for `name@<domain>` goes to an endpoint.
+ *
+ * @group Resources
+ */
 export class Route extends EmailDeliveryDynamicResource {
   /** The service's numeric id (also the resource id). */
   declare readonly routeId: pulumi.Output<number>;
