@@ -111,7 +111,9 @@ export async function measureZoneScale(
   runs.push(mark(emulator));
   const up = await runProgram(program, { ...base, mode: "live" });
   note("up", up);
-  commands.push(counts(emulator, "up", runs, ideal));
+  // The update also reads each new domain's names just before its records are written (a record
+  // added since the first read is refused, never doubled): one request a domain at least.
+  commands.push(counts(emulator, "up", runs, ideal + n));
 
   const wanted = options.commands ?? ["noChange", "refresh", "destroy"];
   if (wanted.includes("noChange")) {
