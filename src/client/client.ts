@@ -289,7 +289,7 @@ export class EmailDeliveryClient {
       requestTimeoutMs: this.settings.requestTimeoutMs ?? 30_000,
       random: this.settings.random ?? Math.random,
       clock: systemTime(),
-      authFailureHint: this.settings.authFailureHint,
+      explain: this.settings,
     });
   }
 }

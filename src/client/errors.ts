@@ -32,6 +32,19 @@ export interface EmailApiErrorDetails {
    * create was not sent, so this call did not make it).
    */
   existing?: ExistingObject;
+  /**
+   * The answer is not the email service's (a web page, an unknown API path, an empty body, JSON of
+   * another API): the base URL leads elsewhere. Set by the client where it reads answers.
+   */
+  notTheService?: true;
+  /**
+   * The message's first line, when the client's caller can say what the failure means in its users'
+   * terms: the setting, what is wrong with it, what to do (`ClientSettings.explainFailure`). The
+   * operation's own line follows it.
+   */
+  headline?: string;
+  /** Lines after the operation's: advice that fits only some cases, worded as such. */
+  advice?: string;
 }
 
 /** What is known of an object another party (or an earlier run) made. */
@@ -68,6 +81,12 @@ export class EmailApiError extends Error implements Readonly<EmailApiErrorDetail
   declare readonly retryAfterMs?: number;
   /** {@inheritDoc EmailApiErrorDetails.existing} */
   declare readonly existing?: ExistingObject;
+  /** {@inheritDoc EmailApiErrorDetails.notTheService} */
+  declare readonly notTheService?: true;
+  /** {@inheritDoc EmailApiErrorDetails.headline} */
+  declare readonly headline?: string;
+  /** {@inheritDoc EmailApiErrorDetails.advice} */
+  declare readonly advice?: string;
 
   /** An error whose message is made from `details`; it holds each detail given. */
   constructor(details: EmailApiErrorDetails) {
@@ -96,6 +115,9 @@ export function errorDetails(error: EmailApiError): EmailApiErrorDetails {
     attempts: error.attempts,
     retryAfterMs: error.retryAfterMs,
     existing: error.existing,
+    notTheService: error.notTheService,
+    headline: error.headline,
+    advice: error.advice,
   };
 }
 
@@ -129,16 +151,25 @@ export function isObjectNotFound(error: unknown): boolean {
   return isEmailApiError(error) && error.kind === "not-found" && error.code !== undefined;
 }
 
+/**
+ * The operation's line: what failed, the service's code and words, and the facts that help (an HTTP
+ * status other than 2xx: Postal answers its errors with HTTP 200, which says nothing to a user),
+ * after the headline when there is one, and before the advice.
+ */
 function formatMessage(details: EmailApiErrorDetails): string {
   const code = details.code ? `[${details.code}] ` : "";
+  const status = details.httpStatus;
   const facts = [
-    details.httpStatus !== undefined ? `HTTP ${details.httpStatus}` : undefined,
+    status !== undefined && (status < 200 || status > 299) ? `HTTP ${status}` : undefined,
     details.attempts && details.attempts > 1 ? `after ${details.attempts} attempts` : undefined,
   ].filter(Boolean);
   const unknown = details.outcomeUnknown
     ? " The request may or may not have been applied: its answer was lost."
     : "";
-  return `${details.operation} failed (${details.kind}): ${code}${details.serviceMessage}${
+  // The service's words often end with a period of their own: one is enough.
+  const said = details.serviceMessage.replace(/\.+$/, "");
+  const line = `${details.operation} failed (${details.kind}): ${code}${said}${
     facts.length ? ` (${facts.join(", ")})` : ""
   }.${unknown}`;
+  return [details.headline, line, details.advice].filter(Boolean).join("\n");
 }

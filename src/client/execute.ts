@@ -1,6 +1,7 @@
 import { EmailApiError, EmailApiErrorDetails, isEmailApiError, withDetails } from "./errors";
 import { emailApiWaits, RetryPolicy } from "./retry";
 import { Clock, retrying, Try } from "./retry-loop";
+import type { ClientSettings } from "./settings";
 import { neverSent, OutgoingRequest, SendResult } from "./transport";
 
 /** One operation of the API, and what may be done when its answer is lost. */
@@ -36,8 +37,8 @@ export interface ExecuteContext {
   requestTimeoutMs: number;
   random: () => number;
   clock: Clock;
-  /** Appended to an auth failure's message. */
-  authFailureHint?: string;
+  /** How a failure is explained to the client's caller: `authFailureHint`, `explainFailure`. */
+  explain?: Pick<ClientSettings, "authFailureHint" | "explainFailure">;
 }
 
 /**
@@ -74,16 +75,20 @@ export async function execute<T>(op: Operation<T>, context: ExecuteContext): Pro
   let state: Phase = { phase: "sending" };
   let requests = 0;
 
-  const fail = (cause: EmailApiError, extra: Partial<EmailApiErrorDetails> = {}) =>
-    withDetails(cause, {
+  const hint = context.explain?.authFailureHint;
+  const fail = (cause: EmailApiError, extra: Partial<EmailApiErrorDetails> = {}) => {
+    const error = withDetails(cause, {
       operation: op.operation,
       attempts: requests,
       outcomeUnknown: state.phase !== "sending" || undefined,
-      ...(cause.kind === "auth" && context.authFailureHint
-        ? { serviceMessage: `${cause.serviceMessage}. ${context.authFailureHint}` }
+      ...(cause.kind === "auth" && hint
+        ? { serviceMessage: `${cause.serviceMessage.replace(/\.+$/, "")}. ${hint}` }
         : {}),
       ...extra,
     });
+    const explained = context.explain?.explainFailure?.(error);
+    return explained ? withDetails(error, explained) : error;
+  };
 
   return retrying<T, EmailApiError>({
     plan: { ...emailApiWaits, ...context.policy, ...op.policy },
@@ -126,7 +131,12 @@ function answerStep<T>(
       const serviceMessage = "answered with an empty body (is the base URL right?)";
       return {
         to: "fail",
-        error: new EmailApiError({ operation: op.operation, kind: "validation", serviceMessage }),
+        error: new EmailApiError({
+          operation: op.operation,
+          kind: "validation",
+          serviceMessage,
+          notTheService: true,
+        }),
       };
     }
     const parsed = parseAnswer(op, sent.data);
@@ -210,8 +220,11 @@ function parseAnswer<T>(
   }
 }
 
-/** The service says the key itself is not valid (Postal's code, or a plain 401). */
-function isKeyRefused(error: EmailApiError): boolean {
+/**
+ * The service says the key itself is not valid (Postal's code, or a plain 401): another key may
+ * do, and the message says to set one.
+ */
+export function isKeyRefused(error: EmailApiError): boolean {
   return error.kind === "auth" && (error.code === "InvalidServerAPIKey" || error.httpStatus === 401);
 }
 

@@ -37,7 +37,7 @@ interface Failure {
 export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | undefined)[]): Interpretation {
   const { operation, httpStatus } = answer;
   const retryAfterMs = parseRetryAfter(answer.retryAfter);
-  const fail = (kind: ErrorKind, serviceMessage: string, code?: string): Failure => ({
+  const fail = (kind: ErrorKind, serviceMessage: string, code?: string, notTheService?: true): Failure => ({
     ok: false,
     error: new EmailApiError({
       operation,
@@ -46,6 +46,7 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
       code: code === undefined ? undefined : redact(code, secrets),
       serviceMessage: redact(serviceMessage, secrets),
       retryAfterMs,
+      notTheService,
     }),
   });
 
@@ -61,11 +62,19 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
         ...fail(
           "validation",
           `answered HTTP ${httpStatus} with a body that is not JSON (is the base URL right?)`,
+          undefined,
+          true,
         ),
         unreadableSuccess: true,
       };
     }
-    return fail(kindForHttpStatus(httpStatus), describeNonJson(httpStatus, redact(answer.body, secrets)));
+    const noSuchPath = httpStatus === 404 || undefined; // no API there: a base URL that leads elsewhere
+    return fail(
+      kindForHttpStatus(httpStatus),
+      describeNonJson(httpStatus, redact(answer.body, secrets)),
+      undefined,
+      noSuchPath,
+    );
   }
 
   const status = typeof body.status === "string" ? body.status : undefined;
@@ -109,7 +118,12 @@ export function interpretAnswer(answer: RawAnswer, secrets: readonly (string | u
   if (httpKind) return fail(httpKind, message ?? `answered HTTP ${httpStatus}`);
   // 2xx JSON that is not the service's envelope: a different API is answering.
   return {
-    ...fail("validation", `answered HTTP ${httpStatus} with JSON that is not the service's envelope`),
+    ...fail(
+      "validation",
+      `answered HTTP ${httpStatus} with JSON that is not the service's envelope`,
+      undefined,
+      true,
+    ),
     unreadableSuccess: true,
   };
 }

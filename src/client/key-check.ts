@@ -14,7 +14,7 @@ export function keyProblem(key: string): string | undefined {
   for (let index = 0; index < key.length; index++) {
     const code = key.charCodeAt(index);
     if (code < 0x21 || code > 0x7e) {
-      return `holds ${describeCharacter(code)} (${at(index)}), which an HTTP header cannot carry: keys are letters, digits and punctuation`;
+      return `holds ${describeCharacter(code)} (${at(index)}), which an HTTP header cannot carry: set it again without it (keys are letters, digits and punctuation)`;
     }
   }
   return undefined;

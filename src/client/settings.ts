@@ -19,8 +19,17 @@ export interface ClientSettings {
    * their own. @default no limit: a burst against a slow service waits its turn
    */
   permitWaitMs?: number;
-  /** Appended to the message of an auth failure: where the key came from, what to do. */
+  /**
+   * Appended to the service's words in an auth failure: where the key came from, what to do.
+   * `explainFailure` can say it first instead.
+   */
   authFailureHint?: string;
+  /**
+   * What a failure means in the caller's terms, for the message's first line: called with each
+   * error an operation fails with; undefined leaves the message as it is. The providers name the
+   * setting a refused key or a wrong base URL came from, and what to do about it.
+   */
+  explainFailure?: (error: EmailApiError) => FailureExplanation | undefined;
   /** Master key, sent as `X-Master-Key`. Needed by createServer only. */
   masterKey?: string;
   /** Time one request may take before it is abandoned. @default 30000 */
@@ -33,6 +42,14 @@ export interface ClientSettings {
   onAttempt?: (attempt: AttemptRecord) => void;
   /** Source of jitter. @default Math.random */
   random?: () => number;
+}
+
+/** What {@link ClientSettings.explainFailure} says about a failure. */
+export interface FailureExplanation {
+  /** The message's first line: the setting, what is wrong with it, what to do. */
+  headline: string;
+  /** Lines after the operation's own: advice that fits only some cases, worded as such. */
+  advice?: string;
 }
 
 /** How fresh a list must be: lists are shared between callers and reused briefly. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Got } from "got";
 import { EmailApiError } from "./errors";
-import { checkBaseUrl } from "./base-url";
+import { BaseUrlRefusal, baseUrlRefusal, checkBaseUrl } from "./base-url";
 import { Interpretation, interpretAnswer } from "./interpret";
 import { outcomeOf, RequestOutcome } from "./adaptive-rate-limiter";
 import { keyProblem } from "./key-check";
@@ -182,24 +182,25 @@ function networkError(
 
 function normalizeBaseUrl(baseUrl: string, secrets: readonly (string | undefined)[]): string {
   const checked = checkBaseUrl(baseUrl);
-  if (checked.problem === "not-a-url") {
-    // Redacted: a key pasted into the wrong setting must not reach a log.
-    throw new Error(
-      `The email delivery base URL "${redact(baseUrl, secrets)}" is not a valid URL (expected e.g. https://postal.example.com).`,
-    );
-  }
-  if (checked.problem === "scheme") {
-    throw new Error(`The email delivery base URL must use http or https, not ${checked.url.protocol}`);
-  }
-  if (checked.problem === "credentials") {
-    throw new Error(
-      "The email delivery base URL must not contain credentials; configure the API key instead.",
-    );
-  }
+  if (!checked.ok) throw new Error(baseUrlRefusal(baseUrl, checked, emailBaseUrlRefusal(secrets)));
   const { url } = checked;
   url.search = "";
   url.hash = "";
   return url.toString().replace(/\/?$/, "/");
+}
+
+/** How the email service's base URL is refused: `source` names where it came from, when known. */
+export function emailBaseUrlRefusal(
+  secrets: readonly (string | undefined)[],
+  source?: string,
+): BaseUrlRefusal {
+  return {
+    what: "The email delivery base URL",
+    source,
+    fix: "set it to the service's address, e.g. https://postal.example.com",
+    credential: "the API key",
+    secrets,
+  };
 }
 
 /** Identifies a key without holding it: list sharing is per key, and keys must not sit in memory maps. */

@@ -1,6 +1,6 @@
 import { isError } from "../client/errors";
 import { redact } from "../client/redact";
-import { checkBaseUrl } from "../client/base-url";
+import { BaseUrlRefusal, baseUrlRefusal, checkBaseUrl } from "../client/base-url";
 import {
   cloudflareClientRetries,
   cloudflareClientRetry,
@@ -228,23 +228,22 @@ export function cloudflareConnection(settings: CloudflareApiSettings): Cloudflar
  */
 function checkedBaseUrl(baseUrl: string, apiToken: string): string {
   const checked = checkBaseUrl(baseUrl);
-  if (!checked.ok) {
-    const problem =
-      checked.problem === "not-a-url"
-        ? "is not a URL"
-        : checked.problem === "scheme"
-          ? `uses ${checked.url.protocol}, not http or https`
-          : "holds credentials (the API token is a setting of its own)";
-    // Redacted: a token pasted into the wrong setting must not reach a log; credentials never shown.
-    const shown =
-      checked.problem === "credentials"
-        ? `${checked.url.protocol}//${checked.url.host}`
-        : redact(baseUrl, [apiToken]);
-    throw new Error(
-      `The Cloudflare API base URL "${shown}" ${problem} (expected e.g. https://api.cloudflare.com/client/v4). Nothing was sent.`,
-    );
-  }
+  if (!checked.ok) throw new Error(baseUrlRefusal(baseUrl, checked, cloudflareBaseUrlRefusal([apiToken])));
   return baseUrl.replace(/\/+$/, "");
+}
+
+/** How Cloudflare's base URL is refused: `source` names where it came from, when known. */
+export function cloudflareBaseUrlRefusal(
+  secrets: readonly (string | undefined)[],
+  source?: string,
+): BaseUrlRefusal {
+  return {
+    what: "The Cloudflare API base URL",
+    source,
+    fix: "unset it to use Cloudflare's own API, or set it to a URL such as https://api.cloudflare.com/client/v4",
+    credential: "the API token",
+    secrets,
+  };
 }
 
 /** Why no answer came, in a word: a timeout, or the socket's error code. */

@@ -1,5 +1,6 @@
 import { redact } from "../client/redact";
 import { Answer, CloudflareApiSettings, cloudflareConnection, Envelope, Method } from "./api-request";
+import { explainedFailure } from "./failure-advice";
 import { zoneRecord, ZoneRecord, ZoneRecordBody } from "./zone-record";
 
 /**
@@ -43,7 +44,9 @@ const MAX_PAGES = 100;
 /** A client for one base URL and token. Build it inside provider methods, where the token is read. */
 export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
   const cloudflare = cloudflareConnection(settings);
-  const { failure } = cloudflare;
+  /** The error for a call on `zoneId`, first saying what to do when the zone or the token is wrong. */
+  const failure = (zoneId: string, what: string, answer: Answer) =>
+    explainedFailure(cloudflare.failure(what, answer), answer, zoneId);
   /** A read, replace or delete: idempotent, so sent again after a lost answer. */
   const idempotent = (method: Method, path: string, body?: unknown) => cloudflare.call(method, path, body);
 
@@ -84,7 +87,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       const query = new URLSearchParams({ ...filter, per_page: String(perPage), page: String(page) });
       const answer = await idempotent("GET", `${records(zoneId)}?${query}`);
       const envelope = succeeded(answer);
-      if (!envelope || !Array.isArray(envelope.result)) throw failure(what, answer);
+      if (!envelope || !Array.isArray(envelope.result)) throw failure(zoneId, what, answer);
       const result = envelope.result as unknown[];
       // A record added meanwhile moves the others a place back: one of them is then read twice.
       for (const record of result.map(recordOf)) {
@@ -94,7 +97,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       const totalPages = envelope.result_info?.total_pages;
       if (result.length === 0 || (totalPages !== undefined && page >= totalPages)) return found;
     }
-    throw failure(what, { kind: "lost", reason: `more than ${MAX_PAGES} pages` });
+    throw failure(zoneId, what, { kind: "lost", reason: `more than ${MAX_PAGES} pages` });
   }
 
   const api: DnsRecordsApi = {
@@ -120,7 +123,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       const answer = await idempotent("GET", `${records(zoneId)}/${encodeURIComponent(id)}`);
       if (saysGone(answer)) return undefined;
       const envelope = succeeded(answer);
-      if (!envelope) throw failure(what, answer);
+      if (!envelope) throw failure(zoneId, what, answer);
       return recordOf(envelope.result);
     },
 
@@ -148,14 +151,14 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
         const made = await find();
         if (made) return made;
       }
-      throw failure(what, answer);
+      throw failure(zoneId, what, answer);
     },
 
     async replace(zoneId, id, body) {
       const what = `update of record ${id} (${body.type} ${body.name})`;
       const answer = await idempotent("PUT", `${records(zoneId)}/${encodeURIComponent(id)}`, body);
       const envelope = succeeded(answer);
-      if (!envelope) throw failure(what, answer);
+      if (!envelope) throw failure(zoneId, what, answer);
       return recordOf(envelope.result);
     },
 
@@ -163,7 +166,7 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       const what = `delete of record ${id}`;
       const answer = await idempotent("DELETE", `${records(zoneId)}/${encodeURIComponent(id)}`);
       if (saysGone(answer)) return false;
-      if (!succeeded(answer)) throw failure(what, answer);
+      if (!succeeded(answer)) throw failure(zoneId, what, answer);
       return true;
     },
   };

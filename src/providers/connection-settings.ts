@@ -25,31 +25,7 @@ export const CONNECTION_SETTINGS = {
   },
 } as const;
 
-/**
- * The default Cloudflare provider's settings, read the same way, for the records this package
- * writes itself (`ClaimedDnsRecord`: adopted, overwritten or merged records): the configuration
- * users already have for `@pulumi/cloudflare`, no setting of its own.
- */
-export const CLOUDFLARE_SETTINGS = {
-  /** The Cloudflare API token. */
-  apiToken: {
-    /** The stack config key, read first. */
-    config: "cloudflare:apiToken",
-    /** The environment variable, read when the config key is unset. */
-    env: "CLOUDFLARE_API_TOKEN",
-    /** What the setting is, in error messages. */
-    what: "API token",
-  },
-  /** Cloudflare's API base URL (unset: Cloudflare's own). */
-  baseUrl: {
-    /** The stack config key, read first. */
-    config: "cloudflare:baseUrl",
-    /** The environment variable, read when the config key is unset. */
-    env: "CLOUDFLARE_BASE_URL",
-    /** What the setting is, in error messages. */
-    what: "base URL",
-  },
-} as const;
+export { CLOUDFLARE_API_URL, CLOUDFLARE_SETTINGS } from "../cloudflare/settings";
 
 /**
  * The DNS server the SPF checks of a merge ask (`ip[:port]`), read the same way in the program
@@ -72,9 +48,6 @@ export const DNS_NAMESERVERS_SETTING = {
   config: "emailDelivery:dnsNameservers",
   env: "EMAIL_DELIVERY_DNS_NAMESERVERS",
 } as const;
-
-/** Cloudflare's API, when `cloudflare:baseUrl` and CLOUDFLARE_BASE_URL are unset. */
-export const CLOUDFLARE_API_URL = "https://api.cloudflare.com/client/v4";
 
 /** Where a rotated API key may be given, for the commands that still send the saved one. */
 export const ROTATED_API_KEY_ENV = "EMAIL_DELIVERY_ROTATED_API_KEY";

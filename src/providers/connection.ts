@@ -4,6 +4,7 @@ import { keyProblem } from "../client/key-check";
 import { redact } from "../client/redact";
 import { dnsServerProblem, parseDnsServers } from "../dns/server-address";
 import { processState } from "../process-state";
+import { checkBaseUrlSetting, connectionFacts, explainFailure, sourceOf } from "./connection-messages";
 import {
   CLOUDFLARE_API_URL,
   CLOUDFLARE_SETTINGS,
@@ -55,26 +56,29 @@ export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): 
 
 /**
  * The default Cloudflare provider's setting, from stack config, else the environment; the base
- * URL defaults to Cloudflare's API. Throws naming both places for a missing token.
+ * URL defaults to Cloudflare's API. Throws naming both places for a missing token, and naming the
+ * place (never a token) for a token a header cannot carry or a base URL that cannot be sent to.
  */
 export function cloudflareSetting(setting: CloudflareSetting): string {
   const { config, env } = CLOUDFLARE_SETTINGS[setting];
   const fromConfig = configured()[`cloudflare.${setting}`];
   const value = fromConfig ?? process.env[env];
   if (value) {
+    const source = sourceOf(CLOUDFLARE_SETTINGS[setting], fromConfig !== undefined);
+    if (setting === "baseUrl") {
+      const token = configured()["cloudflare.apiToken"] ?? process.env[CLOUDFLARE_SETTINGS.apiToken.env];
+      checkBaseUrlSetting("cloudflare", value, source, [token]);
+    }
     // Node refuses such a header before sending: it would look like a lost connection, retried for a minute.
     const problem = setting === "apiToken" ? keyProblem(value) : undefined;
-    if (problem) {
-      const source = fromConfig ? `stack config \`${config}\`` : `the ${env} environment variable`;
-      throw new Error(`The Cloudflare API token from ${source} ${problem}. Nothing was sent.`);
-    }
+    if (problem) throw new Error(`The Cloudflare API token from ${source} ${problem}. Nothing was sent.`);
     return value;
   }
   if (setting === "baseUrl") return CLOUDFLARE_API_URL;
   throw new Error(
     `No Cloudflare API token for the records this package writes itself (adopted, overwritten or merged): ` +
-      `it uses the default Cloudflare provider's, stack config \`${config}\` or the ${env} environment variable, ` +
-      "and neither is set (an API key with an email is not supported for these records).",
+      `set the default Cloudflare provider's token with \`pulumi config set --secret ${config} …\`, or in the ${env} ` +
+      "environment variable (an API key with an email is not supported for these records).",
   );
 }
 
@@ -134,8 +138,7 @@ export function settingOrEnvironment(setting: Setting, fromConfig: string | unde
   const { config, env, what } = CONNECTION_SETTINGS[setting];
   const value = fromConfig || process.env[env];
   if (value) {
-    if (setting !== "baseUrl")
-      checkKey(value, what, fromConfig ? `stack config \`${config}\`` : `the ${env} environment variable`);
+    if (setting !== "baseUrl") checkKey(value, what, sourceOf(CONNECTION_SETTINGS[setting], !!fromConfig));
     return value;
   }
   const secret = setting === "baseUrl" ? "" : " --secret";
@@ -165,17 +168,6 @@ function checkKey(key: string, what: string, source: string): void {
   if (problem) throw new Error(`The email delivery ${what} from ${source} ${problem}. Nothing was sent.`);
 }
 
-/** What an auth failure adds: which key was refused, and how to use a rotated one. */
-function authFailureHint(rotated: string | undefined): string {
-  const { config, env } = CONNECTION_SETTINGS.apiKey;
-  const source = configured().apiKey ? `stack config \`${config}\`` : `the ${env} environment variable`;
-  return (
-    `The key came from ${source}${rotated ? `, then from ${ROTATED_API_KEY_ENV}` : ""}. ` +
-    "`pulumi refresh` and `pulumi destroy` use the stack config saved at the last `pulumi up`: after rotating the key, " +
-    `run \`pulumi up\` first, pass \`--run-program\`, or set ${ROTATED_API_KEY_ENV} to the new key for that command.`
-  );
-}
-
 /** A client for a program's own calls, and where it points (for messages; never the key). */
 export interface ProgramClient {
   client: EmailDeliveryClient;
@@ -198,13 +190,15 @@ export function programClient(readConfig: (key: string) => string | undefined): 
   };
   const baseUrl = settingOrEnvironment("baseUrl", fromConfig.baseUrl);
   const apiKey = settingOrEnvironment("apiKey", fromConfig.apiKey);
-  const { config, env } = CONNECTION_SETTINGS.apiKey;
-  const source = fromConfig.apiKey ? `stack config \`${config}\`` : `the ${env} environment variable`;
+  const sources = { baseUrlFromConfig: !!fromConfig.baseUrl, keyFromConfig: !!fromConfig.apiKey };
+  checkBaseUrlSetting("email", baseUrl, sourceOf(CONNECTION_SETTINGS.baseUrl, sources.baseUrlFromConfig), [
+    apiKey,
+  ]);
   const client = createClient({
     ...defaults,
     baseUrl,
     apiKey,
-    authFailureHint: `The key came from ${source}.`,
+    explainFailure: explainFailure(connectionFacts({ baseUrl, apiKey }, sources, false)),
   });
   return { client, baseUrl: redact(baseUrl, [apiKey]) };
 }
@@ -231,6 +225,8 @@ interface SharedClient {
   baseUrl: string;
   apiKey: string;
   rotatedApiKey: string | undefined;
+  /** Where the base URL and the key came from: what its failures name. */
+  sources: string;
   defaults: Partial<ClientSettings>;
   client: EmailDeliveryClient;
 }
@@ -249,23 +245,27 @@ export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDel
   const baseUrl = connectionSetting("baseUrl");
   const apiKey = connectionSetting("apiKey");
   const plain = Object.keys(overrides).length === 0;
+  const sources = { baseUrlFromConfig: !!configured().baseUrl, keyFromConfig: !!configured().apiKey };
   const cached = sharedClient;
   if (
     plain &&
     cached?.baseUrl === baseUrl &&
     cached.apiKey === apiKey &&
     cached.rotatedApiKey === process.env[ROTATED_API_KEY_ENV] &&
+    cached.sources === JSON.stringify(sources) &&
     cached.defaults === defaults
   ) {
     return cached.client;
   }
   const fallbackApiKey = rotatedApiKey(apiKey);
+  const baseUrlSource = sourceOf(CONNECTION_SETTINGS.baseUrl, sources.baseUrlFromConfig);
+  checkBaseUrlSetting("email", baseUrl, baseUrlSource, [apiKey, fallbackApiKey]);
   const client = createClient({
     ...defaults,
     baseUrl,
     apiKey,
     fallbackApiKey,
-    authFailureHint: authFailureHint(fallbackApiKey),
+    explainFailure: explainFailure(connectionFacts({ baseUrl, apiKey, fallbackApiKey }, sources, true)),
     ...overrides,
     retry: { ...defaults.retry, ...overrides.retry },
   });
@@ -274,6 +274,7 @@ export function serviceClient(overrides: Partial<ClientSettings> = {}): EmailDel
       baseUrl,
       apiKey,
       rotatedApiKey: process.env[ROTATED_API_KEY_ENV],
+      sources: JSON.stringify(sources),
       defaults,
       client,
     } satisfies SharedClient;

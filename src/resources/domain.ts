@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
 import type { ReceiversVerdicts } from "../receivers/judge";
 import { DmarcArgs, dmarcRecordContent } from "../dns";
-import { CHECK_NAMES, dmarcProblems } from "../inputs";
+import { CHECK_NAMES, dmarcProblems, domainNameProblem } from "../inputs";
 import { publishRecords, zonePreflight } from "./publish-records";
 import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
 import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
@@ -114,6 +114,7 @@ export class Domain extends pulumi.ComponentResource {
     // Its settings are its inputs (and among its outputs) so that policies can judge them.
     const settings = domainSettings(args);
     super(TYPE_TOKENS.Domain, name, settings, opts);
+    checkName(name, args.name, this);
     const mx = settings.mx;
     const dmarc = dmarcContent(name, args, this);
     warnDmarcRestsOnDkim(name, args, this);
@@ -174,6 +175,18 @@ export class Domain extends pulumi.ComponentResource {
       receivers: this.receivers,
     });
   }
+}
+
+/**
+ * A name the service would refuse fails at once, naming the component: before the zone is read for
+ * it or anything registered. A name given as an output is checked by the service domain's `check()`.
+ */
+function checkName(name: string, domainName: pulumi.Input<string>, parent: pulumi.Resource): void {
+  if (typeof domainName !== "string") return;
+  const problem = domainNameProblem(domainName);
+  if (problem === undefined) return;
+  const shown = JSON.stringify(domainName.length > 80 ? `${domainName.slice(0, 80)}…` : domainName);
+  throw new pulumi.ResourceError(`Domain ${name}: name ${shown} ${problem}`, parent);
 }
 
 /** The DMARC record's content, or a preview-time failure naming every bad property. */

@@ -138,7 +138,9 @@ export function claimedRecordsProblem(
   if (!token) {
     return (
       `${claimed.join(", ")} need a Cloudflare API token: this package writes those records itself, with ${settings}, ` +
-      "and neither is set (an API key with an email, which the Cloudflare provider also takes, is not enough)."
+      "and neither is set: set it with `pulumi config set --secret cloudflare:apiToken …`, or in the " +
+      "CLOUDFLARE_API_TOKEN environment variable (an API key with an email, which the Cloudflare provider also " +
+      "takes, is not enough)."
     );
   }
   return undefined;

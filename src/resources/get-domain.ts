@@ -88,8 +88,15 @@ export async function getDomain(args: GetDomainArgs): Promise<DomainInfo> {
     domains = await client.listDomains({ fresh: true });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    // The client's first line says what is wrong and what to do (a refused key, a base URL that
+    // is not the service): it stays first, with what getDomain was doing after it.
+    const [first, ...rest] = reason.split("\n");
     throw new Error(
-      `getDomain: could not read the domains of the email service at ${baseUrl} to find "${name}": ${reason}`,
+      [
+        first,
+        `getDomain: could not read the domains of the email service at ${baseUrl} to find "${name}".`,
+        ...rest,
+      ].join("\n"),
       { cause: error },
     );
   }

@@ -7,6 +7,7 @@ import { recordOwner } from "../dns/ownership";
 import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
+import { saysZoneUnreachable, ZONE_ID_CHECK } from "../cloudflare/failure-advice";
 import { mergeSpfIncludes } from "../dns/spf";
 import { dnsResolverSetting } from "../providers/connection";
 import { DNS_RESOLVER_SETTING } from "../providers/connection-settings";
@@ -133,8 +134,13 @@ export class ZoneSurvey {
         return undefined;
       }
       const reason = error instanceof Error && error.message ? error.message : String(error);
+      // A zone id the token cannot reach: the setting and what to check first, Cloudflare's words after.
+      const headline = saysZoneUnreachable(reason)
+        ? `Domain ${component}: cloudflare.zoneId "${zoneId}" is not a zone the Cloudflare provider's token can ` +
+          `reach: ${ZONE_ID_CHECK}.\n`
+        : "";
       throw new pulumi.ResourceError(
-        `Domain ${component}: the read of zone ${zoneId} at ${name} failed: ${reason}`,
+        `${headline}Domain ${component}: the read of zone ${zoneId} at ${name} failed: ${reason}`,
         this.parent,
       );
     }

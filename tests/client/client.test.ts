@@ -232,11 +232,18 @@ describe("EmailDeliveryClient against the emulator", () => {
 
   it("rejects base URLs it cannot use, naming the problem but never a key", () => {
     const apiKey = "KeyPastedIntoTheUrl00001";
+    const fix = "set it to the service's address, e.g. https://postal.example.com. Nothing was sent.";
     expect(() => createClient({ baseUrl: `x ${apiKey}`, apiKey })).toThrow(
-      /"x \[redacted\]" is not a valid URL/,
+      new Error(`The email delivery base URL "x [redacted]" is not a URL: ${fix}`),
     );
-    expect(() => createClient({ baseUrl: "not a url" })).toThrow(/not a valid URL/);
-    expect(() => createClient({ baseUrl: "ftp://x" })).toThrow(/http or https/);
-    expect(() => createClient({ baseUrl: "https://user:pw@x" })).toThrow(/must not contain credentials/);
+    expect(() => createClient({ baseUrl: "ftp://x" })).toThrow(
+      new Error(`The email delivery base URL "ftp://x" uses ftp:, not http or https: ${fix}`),
+    );
+    expect(() => createClient({ baseUrl: "https://user:pw@x" })).toThrow(
+      new Error(
+        'The email delivery base URL "https://x" holds a user name or password: remove them (the API key is a ' +
+          "setting of its own). Nothing was sent.",
+      ),
+    );
   });
 });

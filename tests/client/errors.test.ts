@@ -18,7 +18,7 @@ describe("EmailApiError", () => {
     expect(error).toBeInstanceOf(Error);
     expect(error.name).toBe("EmailApiError");
     expect(error.message).toBe(
-      "domains/check failed (not-found): [DomainNotFound] No domain with id 9 found on this server (HTTP 200).",
+      "domains/check failed (not-found): [DomainNotFound] No domain with id 9 found on this server.",
     );
     expect(error.stack).toMatch(/^EmailApiError: domains\/check failed/);
   });

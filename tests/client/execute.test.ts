@@ -297,7 +297,7 @@ describe("execute", () => {
     const { log, result } = run(
       [{ fails: keyRefused }, { fails: keyRefused }],
       {},
-      { useFallbackKey, authFailureHint: "Rotate it." },
+      { useFallbackKey, explain: { authFailureHint: "Rotate it." } },
     );
     await expect(result).rejects.toMatchObject({
       kind: "auth",

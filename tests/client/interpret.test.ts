@@ -54,7 +54,7 @@ describe("interpretAnswer", () => {
 
   it("keeps a code-only error (ServerSuspended has no message) readable", () => {
     const error = failure(200, { status: "error", data: { code: "ServerSuspended" } });
-    expect(error.message).toBe("domains/create failed (auth): [ServerSuspended] ServerSuspended (HTTP 200).");
+    expect(error.message).toBe("domains/create failed (auth): [ServerSuspended] ServerSuspended.");
   });
 
   it("maps parameter-error (no code) to validation", () => {

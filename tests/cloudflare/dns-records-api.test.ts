@@ -327,14 +327,18 @@ describe("Cloudflare DNS-records API client", () => {
       }
       return "accepted";
     };
-    expect(refused("api.cloudflare.com/client/v4")).toMatch(
-      /base URL "api.cloudflare.com\/client\/v4" is not a URL/,
+    const fix =
+      "unset it to use Cloudflare's own API, or set it to a URL such as https://api.cloudflare.com/client/v4. " +
+      "Nothing was sent.";
+    expect(refused("api.cloudflare.com/client/v4")).toBe(
+      `The Cloudflare API base URL "api.cloudflare.com/client/v4" is not a URL: ${fix}`,
     );
-    expect(refused("ftp://127.0.0.1:9")).toMatch(
-      /uses ftp:, not http or https \(expected .*\)\. Nothing was sent\.$/,
+    expect(refused("ftp://127.0.0.1:9")).toBe(
+      `The Cloudflare API base URL "ftp://127.0.0.1:9" uses ftp:, not http or https: ${fix}`,
     );
-    expect(refused(`https://me:${token}@127.0.0.1:9/client/v4`)).toMatch(
-      /"https:\/\/127.0.0.1:9" holds credentials/,
+    expect(refused(`https://me:${token}@127.0.0.1:9/client/v4`)).toBe(
+      'The Cloudflare API base URL "https://127.0.0.1:9" holds a user name or password: remove them (the API ' +
+        "token is a setting of its own). Nothing was sent.",
     );
     expect(refused(token)).not.toContain(token.slice(0, 8));
     expect(refused(`${emulator().cloudflare.url}/`)).toBe("accepted");
@@ -407,5 +411,35 @@ describe("Cloudflare DNS-records API client", () => {
     } finally {
       await server.close();
     }
+  });
+  it("a zone id the token cannot reach: the setting, what is wrong, and what to check, first", async () => {
+    const absent = "0123456789abcdef0123456789abcdef";
+    const error = await api.list(absent, { name: name() }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(isCloudflareApiError(error)).toBe(true);
+    expect(error?.message.split("\n")[0]).toBe(
+      `Cloudflare zone ${absent} (cloudflare.zoneId) is not one the API token can reach (HTTP 404, 1001 Invalid ` +
+        "zone identifier): check the zone's id in the Cloudflare dashboard (the zone → Overview → Zone ID), and " +
+        "that the API token lists that zone under Zone Resources.",
+    );
+  });
+
+  it("a token Cloudflare refuses: which token, and what it needs", async () => {
+    const refused = dnsRecordsApi({
+      baseUrl: emulator().cloudflare.url,
+      apiToken: "not-the-token-0000000000",
+    });
+    const error = await refused.listZone(zoneId).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message.split("\n")[0]).toBe(
+      "Cloudflare refused the API token (stack config `cloudflare:apiToken`, else CLOUDFLARE_API_TOKEN) for zone " +
+        `${zoneId} (HTTP 403, 10000 Authentication error): check that the token is valid and has the permission ` +
+        "Zone → DNS → Edit on that zone.",
+    );
+    expect(error?.message).not.toContain("not-the-token");
   });
 });

@@ -393,7 +393,10 @@ describe("dmarcProblems", () => {
         `mailto:${"a".repeat(65)}@example.com`,
         'has a part before "@" of 65 bytes; an address has at most 64 there',
       ],
-      ["mailto:a@", 'has the domain "", which must not be empty'],
+      [
+        "mailto:a@",
+        'has the domain "", which must not be empty: give the domain\'s name, e.g. "mail.example.com"',
+      ],
       [
         "mailto:a@example",
         'has the domain "example", which must have at least two labels, e.g. "mail.example.com"',
@@ -404,20 +407,23 @@ describe("dmarcProblems", () => {
       ],
       [
         "mailto:a@exa..mple.com",
-        'has the domain "exa..mple.com", which must not contain empty labels (two dots in a row)',
+        'has the domain "exa..mple.com", which must not have two dots in a row: use "exa.mple.com"',
       ],
       [
         "mailto:a@ex_ample.com",
-        'has the domain "ex_ample.com", which has a label with characters other than a-z, 0-9 and "-" ("ex_ample"); use punycode for international names',
+        'has the domain "ex_ample.com", which has "_" in "ex_ample": a domain name has only a-z, 0-9, "-" and dots: remove it, or write "-"',
       ],
       [
         "mailto:a@[192.0.2.1]",
-        'has the domain "[192.0.2.1]", which has a label with characters other than a-z, 0-9 and "-" ("[192"); use punycode for international names',
+        'has the domain "[192.0.2.1]", which looks like an IP address: give a domain name, e.g. "mail.example.com"',
       ],
-      ["mailto:a@192.0.2.1", 'has the domain "192.0.2.1", which looks like an IP address, not a domain name'],
+      [
+        "mailto:a@192.0.2.1",
+        'has the domain "192.0.2.1", which looks like an IP address: give a domain name, e.g. "mail.example.com"',
+      ],
       [
         "mailto:a@-example.com",
-        'has the domain "-example.com", which has a label that starts or ends with "-" ("-example")',
+        'has the domain "-example.com", which has a label that starts or ends with "-" ("-example"): remove the "-"',
       ],
     ])("refuses %p", (uri, reason) => expect(uriProblem(uri)).toBe(reason));
 

@@ -111,7 +111,7 @@ describe("ClaimedDnsRecord through the real provider host", () => {
     const error = await host.create(urn, checked.inputs).catch((e: unknown) => e);
     expect(isHostCallError(error)).toBe(true);
     expect((error as Error).message).toContain(
-      "stack config `cloudflare:apiToken` or the CLOUDFLARE_API_TOKEN environment variable",
+      "`pulumi config set --secret cloudflare:apiToken …`, or in the CLOUDFLARE_API_TOKEN environment variable",
     );
     expect(await zone("GET", `?name.exact=${name}`)).toEqual([]);
   });

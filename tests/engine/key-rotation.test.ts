@@ -63,7 +63,10 @@ describe("a rotated API key, for refresh and destroy", () => {
         );
         if (!isHostCallError(error)) throw new Error(`expected a failed read, got ${String(error)}`);
         expect(error.details).toContain("(auth)");
-        expect(error.details).toContain("The key came from stack config `emailDelivery:apiKey`");
+        expect(error.details).toContain(
+          "The email service refused the API key from stack config `emailDelivery:apiKey` (InvalidServerAPIKey)",
+        );
+        expect(error.details).toContain("If this key worked before and you rotated it since");
         expect(error.details).toContain("pass `--run-program`");
         expect(error.details).toContain("set EMAIL_DELIVERY_ROTATED_API_KEY to the new key");
         expect(error.details).not.toContain(oldKey);

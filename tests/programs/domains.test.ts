@@ -103,7 +103,7 @@ describe("program: two domains and routes, preview", () => {
     }, options);
     const messages = (run: typeof domainRun) => run.errors.map((error) => error.message).join("\n");
     expect(messages(domainRun)).toContain(
-      'name: must be lowercase (the service refuses upper case): use "mail.example.com"',
+      'Domain bad: name "Mail.Example.com" must be lowercase (the service refuses upper case): use "mail.example.com"',
     );
     expect(messages(routeRun)).toContain('name: is the local part only, without "@domain": use "help"');
     expect(messages(routeRun)).toContain(

@@ -233,7 +233,11 @@ describe("getDomain: failures", () => {
     const auth = await failure(getDomain({ name: "mail.example.com" }));
     expect(auth.message).toContain("could not read the domains of the email service at");
     expect(auth.message).toContain("domains/list failed (auth)");
-    expect(auth.message).toContain("The key came from stack config `emailDelivery:apiKey`.");
+    expect(auth.message).toContain(
+      "The email service refused the API key from stack config `emailDelivery:apiKey` (InvalidServerAPIKey)",
+    );
+    // A program's lookup runs with the stack config as it is now: no rotated key, no advice about one.
+    expect(auth.message).not.toContain("rotated");
     errors.push(auth);
 
     stackConfig({});
@@ -241,7 +245,7 @@ describe("getDomain: failures", () => {
     process.env.EMAIL_DELIVERY_API_KEY = wrongKey;
     const authFromEnv = await failure(getDomain({ name: "mail.example.com" }));
     expect(authFromEnv.message).toContain(
-      "The key came from the EMAIL_DELIVERY_API_KEY environment variable.",
+      "The email service refused the API key from the EMAIL_DELIVERY_API_KEY environment variable",
     );
     errors.push(authFromEnv);
 

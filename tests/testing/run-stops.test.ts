@@ -1,3 +1,4 @@
+import * as pulumi from "@pulumi/pulumi";
 import { Emulator } from "../../emulator";
 import { Domain, Route } from "../../src";
 import { useEmulator, uniqueDomain } from "../support/emulator";
@@ -165,7 +166,9 @@ describe("one error per cause", () => {
   it("a bad input is one registration error, without serialization chains or unresolved outputs", async () => {
     const run = await runProgram(
       () => {
-        const domain = new Domain("mail", domainArgs(emulator(), "Mail.Example.com"));
+        // An output: a plain name is refused by the component itself, before anything is registered.
+        const name = pulumi.output("Mail.Example.com");
+        const domain = new Domain("mail", { ...domainArgs(emulator(), "mail.example.com"), name });
         return { spf: domain.spfStatus, records: domain.dnsRecords };
       },
       { mode: "preview", emulator: emulator() },
