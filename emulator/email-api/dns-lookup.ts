@@ -12,8 +12,9 @@ export async function lookupDomainAnswers(address: ResolverAddress, hosts: Domai
   const resolver = new dns.Resolver({ timeout: 2000, tries: 2 });
   resolver.setServers([address]);
   const [apexTxt, dkimTxt, mxExchanges, returnPathCnames] = await Promise.all([
-    orNone(async () => (await resolver.resolveTxt(hosts.apex)).map((chunks) => chunks.join(""))),
-    orNone(async () => (await resolver.resolveTxt(hosts.dkim)).map((chunks) => chunks.join(""))),
+    // node:dns gives each byte as a character (latin1): read back as the UTF-8 text served, as Postal's resolver reads it.
+    orNone(async () => (await resolver.resolveTxt(hosts.apex)).map((chunks) => utf8(chunks))),
+    orNone(async () => (await resolver.resolveTxt(hosts.dkim)).map((chunks) => utf8(chunks))),
     orNone(async () => (await resolver.resolveMx(hosts.apex)).map((mx) => mx.exchange)),
     orNone(() => resolver.resolveCname(hosts.returnPath)),
   ]);
@@ -27,4 +28,9 @@ async function orNone(lookup: () => Promise<string[]>): Promise<string[]> {
   } catch {
     return [];
   }
+}
+
+/** TXT strings as node:dns gives them (a character a byte), joined and read as UTF-8. */
+function utf8(chunks: readonly string[]): string {
+  return Buffer.from(chunks.join(""), "latin1").toString("utf8");
 }

@@ -1,4 +1,5 @@
 import { promises as dns } from "node:dns";
+import { txtText } from "./dns-query";
 import { dnsServerProblem } from "./server-address";
 import { SpfResolver } from "./spf-dns";
 import { countSpfLookups, SpfLookupCount, spfLookupProblem, spfUnresolvedWarning } from "./spf-lookup-count";
@@ -76,7 +77,8 @@ function nodeResolver(deadline: number, dnsServer: string | undefined): SpfResol
     ask = resolver;
   }
   return {
-    txt: (name) => bounded(() => ask.resolveTxt(name)),
+    // node:dns gives each byte as a character (latin1): read back as the UTF-8 text served.
+    txt: async (name) => (await bounded(() => ask.resolveTxt(name))).map((strings) => [txtText(strings)]),
     a: (name) => bounded(() => ask.resolve4(name)),
     aaaa: (name) => bounded(() => ask.resolve6(name)),
     mx: (name) => bounded(() => ask.resolveMx(name)),

@@ -8,6 +8,7 @@ import { CONNECTION_SETTINGS } from "../providers/connection-settings";
  * variables), a flag overriding each. Pure: the environment is passed in.
  */
 
+/** The usage text: `--help`, and under a usage error. */
 export const DOCTOR_USAGE = `Usage: pulumi-email-delivery doctor <domain> [options]
 
 Asks the email service to check <domain>'s DNS records and prints what each check found;
@@ -27,6 +28,7 @@ Exit 0 when every check passes, 1 when any does not, 2 on a usage or settings er
   --json           one JSON document instead of the table
   -h, --help       this text`;
 
+/** The command line and its settings, checked. */
 export interface DoctorOptions {
   /** The domain, as given. */
   domain: string;

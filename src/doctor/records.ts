@@ -15,8 +15,8 @@ import { describeValue } from "../inputs/check-inputs";
  *
  * A record is `{ purpose, type, name, content, priority? }` (the client's `DnsRecord`); `value` may
  * stand for `content`, as the service names it in its create answer. Other properties are ignored.
- * Of the records found, those whose name is the domain or under it are kept, so one stack's outputs
- * serve every domain it makes.
+ * Of the records found, the domain's own are kept (`domainRecords`), so one stack's outputs serve
+ * every domain it makes, a domain under another one too.
  */
 
 /** How the two shapes are named in errors and the usage text. */
@@ -51,11 +51,13 @@ const recordSchema = z
 export class RecordsError extends Error {}
 
 /**
- * The domain's records in `json`, read from `source` (a file name, or `stdin`). Throws a
- * {@link RecordsError} naming `source` and what is wrong: not JSON, neither shape, a bad record
- * (by output and index, and field), or no record at the domain or under it.
+ * Every record in `json`, read from `source` (a file name, or `stdin`). Throws a
+ * {@link RecordsError} naming `source` and what is wrong: not JSON, neither shape, or a bad record
+ * (by output and index, and field). Which of them are the domain's is `domainRecords`' question,
+ * asked once the service knows the domain: a file without them is no reason to hide that the
+ * service has no such domain.
  */
-export function readRecords(json: string, source: string, domain: string): DnsRecord[] {
+export function readRecords(json: string, source: string): DnsRecord[] {
   const fail = (problem: string): never => {
     throw new RecordsError(`--records ${source}: ${problem}`);
   };
@@ -65,20 +67,52 @@ export function readRecords(json: string, source: string, domain: string): DnsRe
   } catch (error) {
     return fail(`not JSON (${(error as Error).message})`);
   }
-  let found: DnsRecord[];
-  if (Array.isArray(parsed)) found = records(parsed, "", fail);
-  else if (typeof parsed === "object" && parsed !== null) {
-    const arrays = Object.entries(parsed).filter(([, value]) => isRecordArray(value));
-    if (arrays.length === 0) fail(`no output is an array of records; expected ${RECORDS_SHAPES}`);
-    found = arrays.flatMap(([output, value]) =>
-      records(value as unknown[], `output ${JSON.stringify(output)} `, fail),
-    );
-  } else return fail(`expected ${RECORDS_SHAPES}, not ${describeValue(parsed)}`);
+  if (Array.isArray(parsed)) return records(parsed, "", fail);
+  if (typeof parsed !== "object" || parsed === null)
+    return fail(`expected ${RECORDS_SHAPES}, not ${describeValue(parsed)}`);
+  const arrays = Object.entries(parsed).filter(([, value]) => isRecordArray(value));
+  if (arrays.length === 0) fail(`no output is an array of records; expected ${RECORDS_SHAPES}`);
+  return arrays.flatMap(([output, value]) =>
+    records(value as unknown[], `output ${JSON.stringify(output)} `, fail),
+  );
+}
 
-  const kept = found.filter((record) => atOrUnder(record.name, domain));
-  if (kept.length === 0)
-    fail(`none of its ${found.length} records is at ${domain} or under it (names: ${names(found)})`);
-  return kept;
+/**
+ * The records of `domain` among `found`, read from `source`: those at the domain or under it,
+ * less those of another domain of the file under it (`mail.example.com`'s, when the domain is
+ * `example.com`). Each record belongs to the closest domain it is at or under, the domains being
+ * where the file has an SPF or MX record and what its DKIM keys are for
+ * (`<selector>._domainkey.<domain>`): so a domain's return path (`psrp.<domain>`) and DMARC record
+ * stay its own. Only these are asked about and judged: a stack's outputs may hold thousands of
+ * records, and receivers' judgement is of one domain's mail. Throws a {@link RecordsError} when
+ * none is the domain's.
+ */
+export function domainRecords(found: readonly DnsRecord[], source: string, domain: string): DnsRecord[] {
+  const own = bare(domain);
+  const domains = new Set([own]);
+  for (const record of found) {
+    const name = bare(record.name);
+    if (record.purpose === "spf" || record.purpose === "mx") domains.add(name);
+    else if (record.purpose === "dkim" && /^[^.]+\._domainkey\./.test(name))
+      domains.add(name.slice(name.indexOf("._domainkey.") + "._domainkey.".length));
+  }
+  const under = found.filter((record) => atOrUnder(record.name, own));
+  const kept = under.filter((record) => owner(bare(record.name), domains) === own);
+  if (kept.length > 0) return kept;
+  throw new RecordsError(
+    `--records ${source}: none of its ${found.length} records is ` +
+      (under.length === 0
+        ? `at ${domain} or under it (names: ${names(found)})`
+        : `${domain}'s own: those under it are other domains' (names: ${names(under)})`),
+  );
+}
+
+/** The closest of `domains` that `name` is at or under: its labels dropped one by one from the left. */
+function owner(name: string, domains: ReadonlySet<string>): string | undefined {
+  for (let at = name; ; at = at.slice(at.indexOf(".") + 1)) {
+    if (domains.has(at)) return at;
+    if (!at.includes(".")) return undefined;
+  }
 }
 
 /** An output that holds records: a non-empty array of objects that all have a `purpose`. */
@@ -112,11 +146,15 @@ function records(values: unknown[], where: string, fail: (problem: string) => ne
 
 /** Whether `name` is `domain` or a name under it (letter case and a final dot aside). */
 export function atOrUnder(name: string, domain: string): boolean {
-  const bare = (value: string) => value.toLowerCase().replace(/\.$/, "");
   return bare(name) === bare(domain) || bare(name).endsWith(`.${bare(domain)}`);
 }
 
-function names(found: DnsRecord[]): string {
+/** A name as compared: lower case, no final dot. */
+function bare(name: string): string {
+  return name.toLowerCase().replace(/\.$/, "");
+}
+
+function names(found: readonly DnsRecord[]): string {
   const distinct = [...new Set(found.map((record) => record.name))];
   return distinct.length > 3 ? `${distinct.slice(0, 3).join(", ")}, …` : distinct.join(", ");
 }

@@ -1,15 +1,17 @@
 import type { DomainCheck } from "../client";
 import { CHECK_NAMES, type CheckName } from "../inputs/verification-inputs";
 import type { DiagnosisCase, DiagnosisFacts } from "../verification/diagnosis-facts";
-import { diagnosisLines } from "../verification/diagnosis-text";
+import { diagnosisLines, fit } from "../verification/diagnosis-text";
 import { CHECKS } from "../verification/report";
 import type { ReceiverFinding } from "../receivers/findings";
 import { receiversAccept, type ReceiversJudgement } from "../receivers/judge";
 import { judgedChecks } from "../verification/receivers-step";
-import { findingLines } from "../verification/receivers-report";
+import { findingLines, printable } from "../verification/receivers-report";
+import { printableFacts } from "./printing";
 
 /**
- * What the doctor found, as data (the `--json` document) and as a table for people. Pure.
+ * What the doctor found, as data (the `--json` document) and as a table for people. Pure. The
+ * table escapes what others wrote (printing.ts says why) before it lays it out.
  */
 
 /** One of the service's checks as the service answered it. */
@@ -35,6 +37,19 @@ export interface DoctorDiagnosis {
   summary: string;
   action: string;
   facts: DiagnosisFacts;
+  /**
+   * The check's records that not every nameserver asked serves, whole (the table cuts a long
+   * value to 80 columns, and names one MX host): what to publish or wait for.
+   */
+  notServed: DoctorRecord[];
+}
+
+/** A record as the records file gives it (TXT unquoted), with its MX priority. */
+export interface DoctorRecord {
+  type: string;
+  name: string;
+  content: string;
+  priority?: number;
 }
 
 /** Receivers' judgement of the domain (with `--records`), or why it could not be made. */
@@ -52,6 +67,7 @@ export interface DoctorReceivers {
   error?: string;
 }
 
+/** What the doctor found: the `--json` document, and what `doctorTable` words. */
 export interface DoctorReport {
   domain: string;
   /** False when the service has no domain of that name on the key's server. */
@@ -66,6 +82,7 @@ export interface DoctorReport {
   passed: boolean;
 }
 
+/** The report of the service's answer (undefined: no such domain), the diagnosis and the judgement. */
 export function doctorReport(
   domain: string,
   result: DomainCheck | undefined,
@@ -121,14 +138,19 @@ function doctorReceivers(judged: ReceiversReport): DoctorReceivers {
 /** The width the table fits: an 80-column terminal. */
 export const TABLE_WIDTH = 80;
 
+/** The widest status shown whole; the service's are a word (`OK`, `Missing`, `Invalid`). */
+const STATUS_COLUMNS = 20;
+
 /**
  * The report for people: a line saying how it went, then one row per check, the service's text
- * wrapped in its own column so no line is wider than `width`.
+ * wrapped in its own column so no line is wider than `width`; the diagnosis and receivers'
+ * findings; last, the records not served everywhere, whole.
  */
 export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
+  const domain = printable(report.domain);
   if (!report.found)
     return wrap(
-      `${report.domain}: the service has no domain of that name on the server this API key belongs to.`,
+      `${domain}: the service has no domain of that name on the server this API key belongs to.`,
       width,
     ).join("\n");
   const failing = report.checks.filter((check) => !check.passed);
@@ -141,13 +163,15 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
         ? `; receivers would not accept its mail`
         : "; receivers could not be judged";
   const head = failing.length
-    ? `${report.domain}: ${failing.length} of ${report.checks.length} checks failing${verdict}`
-    : `${report.domain}: all ${report.checks.length} checks pass${verdict}`;
+    ? `${domain}: ${failing.length} of ${report.checks.length} checks failing${verdict}`
+    : `${domain}: all ${report.checks.length} checks pass${verdict}`;
   const header = ["check", "status", "service says"];
+  // Escaped before they are laid out, so the columns are measured as they will be shown; a status
+  // is one word (`Missing`), so one that is not is cut rather than squeeze the service's text.
   const rows = report.checks.map((check) => [
     check.label,
-    check.status ?? "not run",
-    check.serviceSays ?? "",
+    fit(printable(check.status ?? "not run"), STATUS_COLUMNS),
+    printable(check.serviceSays ?? ""),
   ]);
   const widths = [0, 1].map((column) =>
     Math.max(header[column].length, ...rows.map((row) => row[column].length)),
@@ -162,11 +186,19 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
     lines.push(first.trimEnd(), ...text.slice(1).map((line) => " ".repeat(indent) + line));
   }
   if (report.diagnosis.length > 0 || report.diagnosisError) lines.push("", DIAGNOSIS_HEADING);
-  for (const { check, facts, ...diagnosis } of report.diagnosis)
-    lines.push(...diagnosisLines(CHECKS[check].label, facts, diagnosis));
+  for (const { check, facts, summary, action, case: found } of report.diagnosis)
+    lines.push(
+      ...diagnosisLines(CHECKS[check].label, printableFacts(facts), {
+        case: found,
+        summary: printable(summary),
+        action: printable(action),
+      }),
+    );
   if (report.diagnosisError)
     lines.push(
-      ...wrap(`The records could not be diagnosed: ${report.diagnosisError}`, width - 2).map(indented),
+      ...wrap(`The records could not be diagnosed: ${printable(report.diagnosisError)}`, width - 2).map(
+        indented,
+      ),
     );
   if (receivers) {
     lines.push(
@@ -175,10 +207,41 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
     );
     lines.push(...findingLines(receivers.findings));
     if (receivers.error)
-      lines.push(...wrap(`Receivers could not be judged: ${receivers.error}`, width - 2).map(indented));
+      lines.push(
+        ...wrap(`Receivers could not be judged: ${printable(receivers.error)}`, width - 2).map(indented),
+      );
   }
-  return lines.join("\n");
+  // What is left unescaped (values the diagnosis quotes with JSON.stringify, which leaves C1 and
+  // bidi controls as they are) is escaped here; a line that grows past the width is cut again.
+  const table = lines.map((line) => {
+    const shown = printable(line);
+    return shown === line ? line : fit(shown, width);
+  });
+  return [...table, ...notServedLines(report.diagnosis)].join("\n");
 }
+
+/**
+ * The records not served everywhere, each value whole on a line of its own, unindented and never
+ * wrapped or cut (the only lines past 80 columns): a triple-click copies it as the zone wants it.
+ */
+function notServedLines(diagnosis: readonly DoctorDiagnosis[]): string[] {
+  const rows = diagnosis.flatMap(({ check, notServed }) => notServed.map((record) => ({ check, record })));
+  if (rows.length === 0) return [];
+  return [
+    "",
+    NOT_SERVED_HEADING,
+    ...rows.flatMap(({ check, record }) => [
+      printable(
+        `  ${CHECKS[check].label}: ${record.type.toUpperCase()} ${record.name}` +
+          (record.priority === undefined ? "" : `, priority ${record.priority}`),
+      ),
+      printable(record.content),
+    ]),
+  ];
+}
+
+/** Above the records not served everywhere, the table's last lines. */
+export const NOT_SERVED_HEADING = "Not served by every nameserver, each value whole on the line below it:";
 
 /** Before receivers' verdicts and findings. */
 export const RECEIVERS_HEADING = "What receivers decide:";

@@ -34,12 +34,12 @@ export function findingLines(findings: readonly ReceiverFinding[]): string[] {
   ]);
 }
 
-/** Text with C0/C1 controls, DEL and bidi controls written as `\u…` escapes. */
+/** Text with C0/C1 controls, DEL and bidi controls (marks included) written as `\u…` escapes. */
 export function printable(text: string): string {
   return text.replace(
     // Control characters are what this matches: the rule guards against them matched by accident.
     // eslint-disable-next-line no-control-regex
-    /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
     (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }

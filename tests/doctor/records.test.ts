@@ -1,4 +1,4 @@
-import { atOrUnder, readRecords, RecordsError } from "../../src/doctor/records";
+import { atOrUnder, domainRecords, readRecords, RecordsError } from "../../src/doctor/records";
 
 /** The records the doctor reads (`--records`): a Domain's dnsRecords, or `pulumi stack output --json`. */
 
@@ -18,7 +18,9 @@ const MX = {
 };
 const OTHER = { purpose: "spf", type: "TXT", name: "other.example.com", content: "v=spf1 -all" };
 
-const read = (value: unknown) => readRecords(JSON.stringify(value), "records.json", DOMAIN);
+/** What the doctor reads and keeps for DOMAIN. */
+const read = (value: unknown) =>
+  domainRecords(readRecords(JSON.stringify(value), "records.json"), "records.json", DOMAIN);
 
 describe("readRecords", () => {
   it("reads a Domain's dnsRecords as exported (an array), priority kept", () => {
@@ -81,7 +83,47 @@ describe("readRecords", () => {
       /none of its 1 records is at mail\.example\.com or under it \(names: other\.example\.com\)/,
     ],
   ])("one error naming the file and what is wrong: %s", (_what, json, message) => {
-    expect(() => readRecords(json, "records.json", DOMAIN)).toThrow(RecordsError);
-    expect(() => readRecords(json, "records.json", DOMAIN)).toThrow(message);
+    const keep = () => domainRecords(readRecords(json, "records.json"), "records.json", DOMAIN);
+    expect(keep).toThrow(RecordsError);
+    expect(keep).toThrow(message);
+  });
+});
+
+describe("domainRecords: the domain's own records, in a file of many domains", () => {
+  const domain = (name: string) => [
+    { purpose: "spf", type: "TXT", name, content: "v=spf1 include:spf.postal.example ~all" },
+    { purpose: "dkim", type: "TXT", name: `postal-AB._domainkey.${name}`, content: "v=DKIM1; p=x" },
+    { purpose: "return_path", type: "CNAME", name: `psrp.${name}`, content: "rp.postal.example" },
+    { purpose: "mx", type: "MX", name, content: "mx1.postal.example", priority: 10 },
+    { purpose: "dmarc", type: "TXT", name: `_dmarc.${name}`, content: "v=DMARC1; p=none" },
+  ];
+
+  it("keeps the domain's return path and DMARC record, and leaves out the domains under it", () => {
+    const own = domain("example.com");
+    const found = [...domain("a.example.com"), ...own, ...domain("b.a.example.com"), ...domain("other.net")];
+    expect(domainRecords(found, "outputs.json", "example.com")).toEqual(own);
+    expect(domainRecords(found, "outputs.json", "a.example.com")).toEqual(domain("a.example.com"));
+  });
+
+  it("tells a domain under another one by its DKIM key alone", () => {
+    const dkimOnly = domain("b.example.com").filter(
+      (record) => record.purpose !== "spf" && record.purpose !== "mx",
+    );
+    expect(domainRecords([...domain("example.com"), ...dkimOnly], "f", "example.com")).toEqual(
+      domain("example.com"),
+    );
+  });
+
+  it("says so when every record under the domain is another domain's", () => {
+    expect(() => domainRecords(domain("a.example.com"), "f", "example.com")).toThrow(
+      /none of its 5 records is example\.com's own: those under it are other domains' \(names: a\.example\.com, /,
+    );
+  });
+
+  it("keeps a domain's records among 20,000 of 4,000 domains under it", () => {
+    const found = Array.from({ length: 4000 }, (_, i) => domain(`d${i}.example.com`)).flat();
+    expect(domainRecords([...found, ...domain("example.com")], "f", "example.com")).toEqual(
+      domain("example.com"),
+    );
   });
 });

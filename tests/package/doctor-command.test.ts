@@ -1,16 +1,20 @@
 import { execFile } from "node:child_process";
+import * as dgram from "node:dgram";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { REPO_ROOT } from "../../packaging/clean-clone";
 import { startEmulator, type CreatedDomainJson, type DnsRecordJson, type Emulator } from "../../emulator";
+import { NOT_SERVED_HEADING } from "../../src/doctor/report";
+import { startDnsFaultProxy } from "../support/dns-fault-proxy";
 
 /**
  * `pulumi-email-delivery doctor <domain>` as built (dist/src/doctor/bin.js), against an emulator
  * started here: exit 0 when every check passes, 1 when one does not, 2 on a usage or settings
- * error; `--json`; a table within 80 columns; the key never printed. With `--records` and `--dns`
- * (the emulator's two nameservers), each failing check's diagnosis: propagating, another value, not
- * published.
+ * error; `--json`; a table within 80 columns (but for the values printed whole to copy); the key
+ * never printed. With `--records` and `--dns` (the emulator's two nameservers), each failing
+ * check's diagnosis: propagating, another value, not published; what DNS serves escaped before it
+ * reaches a terminal; the questions asked for a records file of many domains.
  */
 
 const BIN = `${REPO_ROOT}/dist/src/doctor/bin.js`;
@@ -78,9 +82,21 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
+/** Every line within 80 columns, but the values printed whole below NOT_SERVED_HEADING. */
 function expectWithin80(run: Run): void {
-  for (const line of (run.stdout + run.stderr).split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+  const [table] = run.stdout.split(`\n${NOT_SERVED_HEADING}\n`);
+  for (const line of (table + run.stderr).split("\n")) expect(line.length).toBeLessThanOrEqual(80);
 }
+
+/** The lines after NOT_SERVED_HEADING: a record's check, type, name (and priority), then its value. */
+function notServedBlock(run: Run): string[] {
+  const lines = run.stdout.trimEnd().split("\n");
+  return lines.slice(lines.indexOf(NOT_SERVED_HEADING) + 1);
+}
+
+/** What a terminal acts on or reorders by: C0 and C1 controls (a line break aside), DEL, bidi controls. */
+// eslint-disable-next-line no-control-regex -- control characters are what is looked for
+const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 function expectNoKey(run: Run): void {
   expect(run.stdout + run.stderr).not.toContain(emulator.emailApi.apiKey);
@@ -115,10 +131,17 @@ it("--json: one document with each check, the diagnosis rows and the verdict", a
   expect(run.stderr).toContain("--records FILE");
 });
 
-it("exit 1 for a domain the key's server does not have", async () => {
+it("exit 1 for a domain the key's server does not have, with --records or without", async () => {
   const run = await doctor(["doctor", "nowhere.example.com"], env);
   expect(run.code).toBe(1);
   expect(run.stdout).toContain("the service has no domain of that name");
+  // The file holds no record of that domain: that is not the question once the service has none.
+  const withRecords = await doctor(
+    ["doctor", "nowhere.example.com", "--records", recordsFile("good-only.json", exported(good))],
+    env,
+  );
+  expect(withRecords).toMatchObject({ code: 1, stderr: "" });
+  expect(withRecords.stdout).toContain("the service has no domain of that name");
 });
 
 it.each([
@@ -202,6 +225,9 @@ describe("the diagnosis (--records, --dns)", () => {
     expect(table.code).toBe(1);
     expect(table.stdout).toContain("DKIM: exists with another value");
     expectWithin80(table);
+    // The diagnosis cuts the key to 80 columns; below it, whole, on a line of its own.
+    const dkim = old.dns_records.find((record) => record.purpose === "dkim")!;
+    expect(notServedBlock(table)).toEqual([`  DKIM: TXT ${dkim.name}`, dkim.value]);
 
     const run = await doctor([...args, "--json"], env);
     expect(run.code).toBe(1);
@@ -219,6 +245,9 @@ describe("the diagnosis (--records, --dns)", () => {
             answer: { values: [oldKey] },
           })),
         }),
+        notServed: [
+          expect.objectContaining({ type: "TXT", content: expect.stringMatching(/^v=DKIM1; t=s; /) }),
+        ],
       },
     ]);
     expectNoKey(run);
@@ -239,6 +268,55 @@ describe("the diagnosis (--records, --dns)", () => {
       ["mx", "not-published"],
       ["returnPath", "not-published"],
     ]);
+    const mx = bare.dns_records.filter((record) => record.purpose === "mx");
+    expect(mx).toHaveLength(2);
+    expect(report.diagnosis[2].notServed).toEqual(
+      mx.map((record) => ({
+        type: "MX",
+        name: record.name,
+        content: record.value,
+        priority: record.priority,
+      })),
+    );
+  });
+
+  it("both MX hosts missing: the table names each with its priority", async () => {
+    const run = await doctor(
+      ["doctor", "bare.example.com", "--records", recordsFile("bare.json", exported(bare)), "--dns", dns],
+      env,
+    );
+    expect(run.code).toBe(1);
+    const block = notServedBlock(run).join("\n");
+    for (const record of bare.dns_records.filter((one) => one.purpose === "mx"))
+      expect(block).toContain(`  MX: MX bare.example.com, priority ${record.priority}\n${record.value}\n`);
+  });
+
+  it("--dns that nothing answers at: says to check the address and port, not the delegation", async () => {
+    // A port that was free a moment ago: nothing listens there (the query is refused at once).
+    const closed = await new Promise<number>((resolve) => {
+      const socket = dgram.createSocket("udp4");
+      socket.bind(0, "127.0.0.1", () => {
+        const { port } = socket.address();
+        socket.close(() => resolve(port));
+      });
+    });
+    const run = await doctor(
+      [
+        "doctor",
+        "bare.example.com",
+        "--records",
+        recordsFile("bare.json", exported(bare)),
+        "--dns",
+        `127.0.0.1:${closed}`,
+      ],
+      env,
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("nameservers do not answer");
+    expect(run.stdout.replace(/\s+/g, " ")).toContain(
+      `to do: The servers given with --dns (127.0.0.1:${closed}) did not answer: check their addresses and ports.`,
+    );
+    expect(run.stdout).not.toContain("registrar");
   });
 
   it("all 4 checks pass but DNS serves two SPF records: exit 1, and what receivers decide with the record and the fix", async () => {
@@ -306,5 +384,102 @@ describe("the diagnosis (--records, --dns)", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`--records ${file}: [0] has no content`);
     expect(emulator.requests.all().length).toBe(before);
+  });
+
+  it("escapes what DNS serves and what the records file names: no control or bidi character printed", async () => {
+    const odd = await emulator.emailApi.addDomain("odd.example.com");
+    // A key record with a clear screen, an OSC 8 link, a C1 CSI and a right-to-left override (its
+    // UTF-8 bytes: E2 80 AE), published byte for byte.
+    const hostile =
+      "\\027[2J\\027]8;;https://evil.example/\\007x\\027]8;;\\007 \\194\\155 31m \\226\\128\\174lave";
+    for (const record of odd.dns_records)
+      await emulator.cloudflare.addRecord("example.com", {
+        type: record.type,
+        name: record.name,
+        content:
+          record.purpose === "dkim"
+            ? `"v=DKIM1; p=old${hostile}"`
+            : record.type === "TXT"
+              ? JSON.stringify(record.value)
+              : record.value,
+        ...(record.priority === undefined ? {} : { priority: record.priority }),
+      });
+    const args = [
+      "doctor",
+      "odd.example.com",
+      "--records",
+      recordsFile("odd.json", exported(odd)),
+      "--dns",
+      dns,
+    ];
+    const table = await doctor(args, env);
+    expect(table.code).toBe(1);
+    expect(table.stdout).toContain("DKIM: exists with another value");
+    expect(table.stdout + table.stderr).not.toMatch(UNSAFE);
+    // The diagnosis keeps a value's start and end (its middle is cut to 80 columns).
+    expect(table.stdout).toContain('"v=DKIM1; p=old\\u001b[2J\\u001b]8;;h… \\u202elave"');
+    expectWithin80(table);
+
+    const json = await doctor([...args, "--json"], env);
+    expect(json.stdout + json.stderr).not.toMatch(UNSAFE);
+    // Escaped as JSON escapes: the document reads back as the very characters served.
+    const served = JSON.parse(json.stdout).diagnosis[0].facts.authoritative[0].answer.values[0];
+    expect(served).toBe(
+      "v=DKIM1; p=old\u001b[2J\u001b]8;;https://evil.example/\u0007x\u001b]8;;\u0007 \u009b 31m \u202elave",
+    );
+
+    // A records file naming no record of the domain: its names are quoted on stderr, escaped.
+    const file = recordsFile("names.json", [
+      {
+        purpose: "spf",
+        type: "TXT",
+        name: "\u001b[2J\u009b31m\u202eelsewhere.example.net",
+        content: "v=spf1 -all",
+      },
+    ]);
+    const named = await doctor(["doctor", "odd.example.com", "--records", file], env);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain("\\u001b[2J\\u009b31m\\u202eelsewhere.example.net");
+    expect(named.stderr).not.toMatch(UNSAFE);
+  });
+
+  it("a records file of many domains: as many questions as for the domain's own records alone", async () => {
+    const many = await emulator.emailApi.addDomain("many.example.com");
+    // 2,000 records of 400 domains under the one asked (as one stack's outputs may hold), and
+    // another 100 domains' elsewhere in the zone.
+    const others = Array.from({ length: 500 }, (_, i) =>
+      exported(many).map((record) => {
+        const domain = i < 400 ? `d${i}.many.example.com` : `e${i}.example.com`;
+        const rename = (name: string) => name.replace("many.example.com", domain);
+        return { ...record, name: rename((record as { name: string }).name) };
+      }),
+    ).flat();
+    const proxy = await startDnsFaultProxy({ upstreamPort: emulator.dns.port });
+    try {
+      const count = async (records: object[]) => {
+        proxy.queries.length = 0;
+        const run = await doctor(
+          [
+            "doctor",
+            "many.example.com",
+            "--records",
+            recordsFile("many.json", records),
+            "--dns",
+            proxy.address,
+          ],
+          env,
+        );
+        expect(run.code).toBe(1);
+        return [...proxy.queries];
+      };
+      const own = await count(exported(many));
+      const all = await count([...others, ...exported(many)]);
+      expect(all.length).toBe(own.length);
+      expect(all.sort()).toEqual(own.sort());
+      // Each question once: four failing checks and receivers' judgement of one domain.
+      expect(new Set(all).size).toBe(all.length);
+    } finally {
+      await proxy.close();
+    }
   });
 });
