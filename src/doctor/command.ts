@@ -93,7 +93,10 @@ export async function runDoctor(args: string[], io: DoctorIo): Promise<number> {
   const serviceError = (error: unknown) => {
     const reason =
       isEmailApiError(error) && error.kind === "auth"
-        ? `the service at ${redact(options.baseUrl, secret)} refused the API key`
+        ? `the service at ${redact(options.baseUrl, secret)} refused the API key from ` +
+          `${options.apiKeyFromFlag ? "--api-key" : "EMAIL_DELIVERY_API_KEY"}` +
+          `${isEmailApiError(error) && error.code ? ` (${error.code})` : ""}: give a server API key of type API ` +
+          "of the server that holds the domain (Postal: the server → Credentials)"
         : `could not ask the service at ${redact(options.baseUrl, secret)}: ${(error as Error).message}`;
     stderr(`pulumi-email-delivery: ${redact(reason, secret)}\n`);
     return EXIT.usage;

@@ -152,7 +152,8 @@ it.each([
     "a refused key",
     ["doctor", "good.example.com"],
     { EMAIL_DELIVERY_API_KEY: "WrongKey000000000000000" },
-    "refused the API key",
+    "refused the API key from EMAIL_DELIVERY_API_KEY (InvalidServerAPIKey): give a server API key of type API of " +
+      "the server that holds the domain (Postal: the server → Credentials)",
   ],
 ])("exit 2 with the reason: %s", async (_what, args, overrides, reason) => {
   const run = await doctor(
