@@ -4,6 +4,7 @@ import { lineChart } from "./chart";
 import type { ColdStartFigures } from "./cold-start";
 import { formatColdStart } from "./cold-start-report";
 import { DnsFirstFigures, formatDnsFirst } from "./dns-first";
+import { type DoctorStartFigures, formatDoctorStart } from "./doctor-start";
 import { isIdeal, LifecycleResult, listsPerKind, listsSaved, StepResult } from "./lifecycle";
 import type { MemoryPeak } from "./memory";
 import { OVERHEAD_TARGETS, OverheadFigures } from "./overhead";
@@ -31,6 +32,8 @@ export interface BenchResults {
   memory?: MemoryPeak & { routes: number };
   overhead: OverheadFigures[];
   coldStart?: ColdStartFigures[];
+  /** The doctor command's start to exit, bundled and not (bench/doctor-start.ts). */
+  doctorStart?: DoctorStartFigures[];
   verification: VerificationFigures[];
   /** Routes created at once against a rate-limited service, then the same without a limit. */
   rateLimited?: RateLimitedFigures[];
@@ -155,6 +158,7 @@ export function formatReport(results: BenchResults): string {
       ]),
     ),
     ...formatColdStart(results.coldStart ?? []),
+    ...formatDoctorStart(results.doctorStart ?? []),
     ...formatRateLimited(results.rateLimited ?? []),
     "",
     "Verification: default poll settings, records valid T s after the create starts (T = 0: before it), each in a",

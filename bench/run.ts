@@ -22,6 +22,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { startEmulator } from "../emulator";
 import { measureColdStart } from "./cold-start";
+import { measureDoctorStart } from "./doctor-start";
 import { measureDnsFirst } from "./dns-first";
 import { refreshHost } from "./host-refresh";
 import { LifecycleResult, runLifecycle } from "./lifecycle";
@@ -103,6 +104,8 @@ async function main(): Promise<void> {
     const overhead = await measureOverhead(emulator, providers, samples);
     progress(`cold starts: ${coldSamples} fresh processes per mode`);
     const coldStart = await measureColdStart(emulator, providers, installed.dir, coldSamples);
+    progress(`doctor: ${coldSamples * 3} fresh processes per way`);
+    const doctorStart = await measureDoctorStart(emulator, installed.dir, coldSamples * 3);
     progress("rate limit: 200 routes at once at 20 requests/s, burst 20; then without a limit, 5 times");
     const rateLimited: RateLimitedFigures[] = [
       await measureRateLimited(emulator, {
@@ -141,6 +144,7 @@ async function main(): Promise<void> {
       memory,
       overhead,
       coldStart,
+      doctorStart,
       verification,
       rateLimited,
       providerTexts,

@@ -1,4 +1,5 @@
-// `npm run build` (and so `prepare`): dist/ from src/, emulator/ and testing/ with tsc (./tsc.js), then a stamp of what it was
+// `npm run build` (and so `prepare`): dist/ from src/, emulator/ and testing/ with tsc (./tsc.js), the
+// doctor command as one file (./bundle-doctor.js), then a stamp of what it was
 // built from. A build whose stamp matches the sources is not made again (`--force` makes it):
 // npm runs `prepare` twice for a git install, and jest's setup right after `npm ci` would compile
 // the package a second time.
@@ -7,6 +8,7 @@ const { createHash } = require("node:crypto");
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
+const { bundleDoctor } = require("./bundle-doctor");
 const { compiler, warnOnFallback } = require("./tsc");
 
 const ROOT = path.resolve(__dirname, "..");
@@ -14,6 +16,10 @@ const ROOT = path.resolve(__dirname, "..");
 const STAMP = path.join("dist", ".build-stamp");
 /** What the build reads besides its source folders: a change to any of them makes a new build. */
 const CONFIG_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json"];
+/** Read when present: the versions of got, zod and tldts the doctor's bundle holds. */
+const LOCK_FILE = "package-lock.json";
+/** The build's own steps (beside this file): a change to how it builds makes a new build too. */
+const BUILD_SCRIPTS = ["build.js", "bundle-doctor.js", "tsc.js"];
 /** The folders the build compiles (tsconfig.build.json "include"). */
 const SOURCE_FOLDERS = ["src", "emulator", "testing"];
 
@@ -28,12 +34,14 @@ function sourceHash(root = ROOT, compilerVersion = compiler().version) {
           .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)))
       : [],
   ).sort();
-  for (const file of [...CONFIG_FILES, ...sources]) {
+  const lock = fs.existsSync(path.join(root, LOCK_FILE)) ? [LOCK_FILE] : [];
+  for (const file of [...CONFIG_FILES, ...lock, ...sources]) {
     hash
       .update(`${file}\0`)
       .update(fs.readFileSync(path.join(root, file)))
       .update("\0");
   }
+  for (const script of BUILD_SCRIPTS) hash.update(fs.readFileSync(path.join(__dirname, script))).update("\0");
   hash.update(compilerVersion);
   return hash.digest("hex");
 }
@@ -60,6 +68,7 @@ function build() {
     cwd: ROOT,
     stdio: "inherit",
   });
+  bundleDoctor();
   writeStamp(hash);
 }
 

@@ -44,6 +44,10 @@ describe("the build stamp", () => {
       (root: string) => fs.rename(path.join(root, "src", "index.ts"), path.join(root, "src", "main.ts")),
     ],
     [
+      "another lock file (the doctor's bundle holds the locked got and zod)",
+      (root: string) => fs.writeFile(path.join(root, "package-lock.json"), "{}\n"),
+    ],
+    [
       "another compiler setting",
       (root: string) => fs.appendFile(path.join(root, "tsconfig.build.json"), "\n"),
     ],

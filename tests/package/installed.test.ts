@@ -197,6 +197,8 @@ it("npm pack (of a clean clone built by its prepare script) ships the compiled p
   ]) {
     expect(compiled).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.d.ts`]));
   }
+  // The doctor command as one file, which bin.js runs (packaging/bundle-doctor.js).
+  expect(compiled).toContain("dist/src/doctor/command.bundle.js");
 }, 600_000);
 
 it(`tsc passes over the README's program and the package's declarations with the project's own TypeScript (${TSC_WAY})`, async () => {

@@ -1,0 +1,131 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { REPO_ROOT } from "../../packaging/clean-clone";
+
+/**
+ * The doctor's start-up: the build's one-file command (packaging/bundle-doctor.js), run by bin.js
+ * through V8's code cache (src/doctor/code-cache.ts). Each run here is its own Node process, as a
+ * user's command is: the cache is written when a process exits and read by the next.
+ */
+
+const CODE_CACHE = path.join(REPO_ROOT, "dist/src/doctor/code-cache.js");
+const BUNDLE = path.join(REPO_ROOT, "dist/src/doctor/command.bundle.js");
+
+let work: string;
+beforeEach(() => {
+  work = mkdtempSync(path.join(tmpdir(), "code-cache-"));
+});
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+/** Runs `file` through the code cache kept in `cacheDir`, in a new process: what it printed, then the cache's use. */
+function run(file: string, cacheDir: string): string[] {
+  const script = `const use = require(${JSON.stringify(CODE_CACHE)}).runWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}); console.log(use);`;
+  return execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim().split("\n");
+}
+
+function writeProgram(name: string, body: string): string {
+  const file = path.join(work, name);
+  writeFileSync(file, body);
+  return file;
+}
+
+const PROGRAM = `const os = require("node:os");
+module.exports.answer = 42;
+console.log(typeof os.tmpdir, __filename.endsWith("program.js"), path(__dirname), module.exports.answer, this === module.exports);
+function path(dir) { return require("node:path").basename(dir).startsWith("code-cache-"); }
+`;
+
+it("writes the cache at the first run, runs from it at the next, and the program runs as a CommonJS module either way", () => {
+  const program = writeProgram("program.js", PROGRAM);
+  const cacheDir = path.join(work, "cache");
+  expect(run(program, cacheDir)).toEqual(["function true true 42 true", "written"]);
+  const [cacheFile] = readdirSync(cacheDir);
+  expect(cacheFile).toMatch(/^program-[0-9a-f]{32}\.v8$/);
+  // The user's own: the folder and the file open to no one else.
+  expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+  expect(statSync(path.join(cacheDir, cacheFile!)).mode & 0o777).toBe(0o600);
+  expect(run(program, cacheDir)).toEqual(["function true true 42 true", "used"]);
+});
+
+it("a changed program never meets the old cache: it is compiled from its source, under a name of its own", () => {
+  const program = writeProgram("program.js", PROGRAM);
+  const cacheDir = path.join(work, "cache");
+  run(program, cacheDir);
+  writeFileSync(program, PROGRAM.replace("answer = 42", "answer = 43"));
+  expect(run(program, cacheDir)).toEqual(["function true true 43 true", "written"]);
+  expect(readdirSync(cacheDir)).toHaveLength(2);
+});
+
+it("a cache file V8 rejects (damaged, or another program's) is compiled past and written anew", () => {
+  const program = writeProgram("program.js", PROGRAM);
+  const cacheDir = path.join(work, "cache");
+  run(program, cacheDir);
+  const cacheFile = path.join(cacheDir, readdirSync(cacheDir)[0]!);
+  writeFileSync(cacheFile, Buffer.from("not V8's code cache at all"));
+  expect(run(program, cacheDir)).toEqual(["function true true 42 true", "written"]);
+  expect(run(program, cacheDir)).toEqual(["function true true 42 true", "used"]);
+});
+
+describe.each([
+  ["others can write to", (dir: string) => (mkdirSync(dir), chmodSync(dir, 0o777))],
+  [
+    "is a symlink (to a folder of the user's)",
+    (dir: string) => (mkdirSync(`${dir}-real`), symlinkSync(`${dir}-real`, dir)),
+  ],
+  ["is a file", (dir: string) => writeFileSync(dir, "")],
+])("a cache folder that %s is not used", (_case, make) => {
+  it("the program runs, compiled from source, and nothing is read or written there", () => {
+    const program = writeProgram("program.js", PROGRAM);
+    const cacheDir = path.join(work, "cache");
+    make(cacheDir);
+    expect(run(program, cacheDir)).toEqual(["function true true 42 true", "off"]);
+    expect(run(program, cacheDir)).toEqual(["function true true 42 true", "off"]);
+    const real = existsSync(`${cacheDir}-real`) ? `${cacheDir}-real` : cacheDir;
+    if (statSync(real).isDirectory()) expect(readdirSync(real)).toEqual([]);
+  });
+});
+
+describe("the built command", () => {
+  it("is one file that needs nothing but Node's own modules (got, zod and tldts are inside), with their licenses", () => {
+    const bundle = readFileSync(BUNDLE, "utf8");
+    const required = new Set([...bundle.matchAll(/\brequire\("([^"]+)"\)/g)].map((match) => match[1]!));
+    const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
+    expect([...required].filter((name) => !builtins.has(name))).toEqual([]);
+    const notices = bundle.slice(bundle.lastIndexOf("/*! Packages included in this file"));
+    for (const pkg of ["got", "zod", "tldts", "@sindresorhus/is"]) {
+      expect(notices).toMatch(
+        new RegExp(`^${pkg}@\\d+\\.\\d+\\.\\d+ \\(MIT\\)\\n.*Permission is hereby granted`, "ms"),
+      );
+    }
+  });
+
+  it("is what bin.js runs: the files Node loads are bin.js and the cache's own, then Node's modules only", () => {
+    const { stdout, stderr } = spawnSync(
+      process.execPath,
+      [path.join(REPO_ROOT, "dist/src/doctor/bin.js"), "doctor", "--help"],
+      {
+        encoding: "utf8",
+        env: { ...process.env, NODE_DEBUG: "module" },
+      },
+    );
+    expect(stdout).toMatch(/^Usage: pulumi-email-delivery doctor <domain>/);
+    const loaded = [...stderr.matchAll(/^MODULE \d+: load "([^"]+)"/gm)].map((match) =>
+      path.relative(REPO_ROOT, match[1]!),
+    );
+    expect(loaded).toEqual(["dist/src/doctor/bin.js", "dist/src/doctor/code-cache.js"]);
+  });
+});
