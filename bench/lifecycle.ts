@@ -106,17 +106,14 @@ export async function runLifecycle(
   };
 
   // create: domains (all at once), then routes (all at once, each needs its domain's id) and,
-  // beside them, each domain's records and then its verification. Each burst of creates also
-  // lists its kind to prove the names free (client.ts `createDomain`): creates that start
-  // together share a list sent after they began, so two lists a burst (one for a single create),
-  // however many objects. A verification whose records are already valid costs one check (its
+  // beside them, each domain's records and then its verification. A create is one request: the
+  // service refuses a name it holds, so nothing is listed unless an answer is lost (client.ts
+  // `createDomain`). A verification whose records are already valid costs one check (its
   // domain's name is looked up only while it waits).
   let recordCount = 0;
   const ideal = {
-    "domains/list": Math.min(2, domainCount),
     "domains/create": domainCount,
     "domains/check": domainCount,
-    "routes/list": Math.min(2, n),
     "routes/create": n,
     "cloudflare:dns_records.create": NaN, // one per record: set once the domains say how many
   };

@@ -11,6 +11,8 @@ export const ZONE_SCALE_TARGETS = {
   /** The email service's list requests (`domains/list`, `routes/list`) per command. */
   listsUp: 4,
   listsRefresh: 2,
+  /** Objects the lists of one `up` returned, per domain: lists that grow with the stack, not its square. */
+  listedPerDomainUp: 2,
 };
 
 /** Table lines: per scenario and command, each figure beside its ideal. */
@@ -26,7 +28,8 @@ export function formatZoneScale(results: ZoneScaleResult[]): string[] {
     "cloudflare.DnsRecord by id: the Cloudflare provider's own cost); `lists`/`objects`: the email service's */list",
     `requests and what they returned. Targets: reads ≤ ${t.readsRatio} × ideal (N domains in a zone of their own records);`,
     `one domain in a zone of any size ≤ ${t.oneDomainAnyZone} reads;`,
-    `a no-change up of 1,000 domains < ${t.noChangeUpAt1000} Cloudflare requests; lists ≤ ${t.listsUp} per up, ≤ ${t.listsRefresh} per refresh.`,
+    `a no-change up of 1,000 domains < ${t.noChangeUpAt1000} Cloudflare requests; lists ≤ ${t.listsUp} per up (objects`,
+    `they return ≤ ${t.listedPerDomainUp}N), ≤ ${t.listsRefresh} per refresh, none in a preview or a destroy.`,
   ];
   const rows: string[][] = [
     [
@@ -84,6 +87,10 @@ export function metTargets(result: ZoneScaleResult, command: CommandCounts): str
   if (ratioHeld && worst > t.readsRatio * command.idealCloudflareReads) missed.push("reads");
   if (result.domains === 1 && worst > t.oneDomainAnyZone) missed.push("reads (one domain)");
   if (command.command === "up" && command.serviceLists > t.listsUp) missed.push("lists");
+  if (command.command === "up" && command.serviceListed > t.listedPerDomainUp * result.domains)
+    missed.push("objects listed");
+  if (["preview", "destroy", "up, no change"].includes(command.command) && command.serviceLists > 0)
+    missed.push("lists");
   if (command.command.startsWith("refresh") && command.serviceLists > t.listsRefresh) missed.push("lists");
   if (command.command === "up, no change" && result.domains >= 1000) {
     const requests = command.cloudflareReads.reduce((a, b) => a + b, 0) + command.cloudflareOther;

@@ -3,14 +3,7 @@ import { createdDomainSchema, domainCheckSchema, domainListSchema } from "./doma
 import { isObjectNotFound } from "./errors";
 import { execute, Operation, systemTime } from "./execute";
 import { createdServerSchema, encodeMessage, encodeServer, sentMessageSchema } from "./messages";
-import {
-  domainMadeByLostCreate,
-  findDomain,
-  nameTaken,
-  routeMadeByLostCreate,
-  sameDomainName,
-  sameRouteName,
-} from "./natural-keys";
+import { answerLostObjectExists, findDomain, sameDomainName, sameRouteName } from "./natural-keys";
 import { ListPage, readWholeList } from "./pages";
 import { defaultRetryPolicy, RetryPolicy } from "./retry";
 import {
@@ -22,7 +15,7 @@ import {
 } from "./routes";
 import type { ClientSettings, ListOptions } from "./settings";
 import { domainChecked, domainDeleted, putObject, removeObject, routeWritten } from "./list-patches";
-import { freshList, ListChanges, sharedList, writeThrough } from "./shared-lists";
+import { freshList, ListChanges, ListKind, ListKinds, sharedList, writeThrough } from "./shared-lists";
 import { Transport } from "./transport";
 import type {
   CreatedDomain,
@@ -66,25 +59,16 @@ export class EmailDeliveryClient {
   }
 
   /**
-   * Adds a domain; the answer carries the DNS records to publish.
-   *
-   * Ownership (the API has no idempotency key): the domains are listed first, in a request sent
-   * after this call began (shared with creates starting meanwhile). If the name is taken, nothing
-   * is sent and the error names the holder (`existing`). If it is free, a domain of that name found
-   * after a lost or unreadable answer can only have been made by this call's own request, so it is
-   * returned as `recovered`. (What no list can rule out is another client creating the same name
-   * while this call runs, between that list and the lookup: `createDomainWithRecords` then still
-   * refuses to delete a domain that has routes.)
+   * Adds a domain; the answer carries the DNS records to publish. Nothing is listed first: the
+   * service refuses a name it holds, which is the proof the name was taken (the error then names no
+   * holder; `createDomainWithRecords` lists to name it). After a lost or unreadable answer the
+   * domains are listed: with no domain of that name the create is sent again; with one, whose it is
+   * cannot be told (natural-keys.ts), so it is left alone and the call fails with
+   * `AnswerLostObjectExists`, naming it.
    */
   async createDomain(name: string): Promise<CreatedDomain> {
-    const startedAt = Date.now();
-    const run = async () => {
-      const holder = findDomain(
-        await freshList(this.transport.listKey("domains"), () => this.fetchDomains(), true),
-        name,
-      );
-      if (holder) throw nameTaken("domains/create", `a domain named ${name}`, holder);
-      return this.execute<CreatedDomain>({
+    const run = () =>
+      this.execute<CreatedDomain>({
         operation: "domains/create",
         body: { name },
         parse: (data) => {
@@ -93,18 +77,19 @@ export class EmailDeliveryClient {
           if (!sameDomainName(created.domain.name, name)) {
             throw new Error(`the answer is about another domain, ${created.domain.name}`);
           }
-          return { ...created, recovered: false };
+          return created;
         },
         afterLostAnswer: {
           lookup: async (timeoutMs) => {
-            // One request, within what is left of the create's budget (429s included).
-            const domains = await this.fetchDomains({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs);
-            const domain = domainMadeByLostCreate(domains, name, startedAt);
-            return domain && { domain, dnsRecords: undefined, recovered: true };
+            const listed = await this.listAfterLostAnswer("domains", () =>
+              this.fetchDomains({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs),
+            );
+            const domain = findDomain(listed, name);
+            return domain && { id: domain.id, createdAt: domain.createdAt };
           },
+          unproven: (holder) => answerLostObjectExists("domains/create", `a domain named ${name}`, holder),
         },
       });
-    };
     return this.write(run, { domains: (created) => putObject(created.domain) });
   }
 
@@ -147,19 +132,14 @@ export class EmailDeliveryClient {
   }
 
   /**
-   * Adds a route. Ownership is proven as for `createDomain`: the routes are listed first, a route
-   * of the same name on the domain stops the call with nothing sent, and after a lost answer only a
-   * route identical to the request counts as this call's own.
+   * Adds a route. As for `createDomain`: nothing is listed first (the service refuses a route of
+   * that name on the domain), and after a lost answer a route of that name found on the domain is
+   * never taken for this call's, even when it is identical to the request: another stack declaring
+   * the same route would have made the same one.
    */
   async createRoute(input: CreateRouteInput): Promise<CreatedRoute> {
-    const run = async () => {
-      const routes = await freshList(this.transport.listKey("routes"), () => this.fetchRoutes(), true);
-      const holder = routes.find((route) => sameRouteName(route, input));
-      if (holder) {
-        const what = `a route named ${input.name} on domain ${input.domainId}`;
-        throw nameTaken("routes/create", what, { id: holder.id, createdAt: null });
-      }
-      return this.execute<CreatedRoute>({
+    const run = () =>
+      this.execute<CreatedRoute>({
         operation: "routes/create",
         body: encodeCreateRoute(input),
         parse: (data) => {
@@ -168,17 +148,24 @@ export class EmailDeliveryClient {
           if (!sameRouteName({ name: route.name, domainId: route.domainId ?? input.domainId }, input)) {
             throw new Error(`the answer is about another route, ${route.name}`);
           }
-          return { route, recovered: false };
+          return { route };
         },
         afterLostAnswer: {
           lookup: async (timeoutMs) => {
-            const listed = await this.fetchRoutes({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs);
-            const route = routeMadeByLostCreate(listed, input);
-            return route && { route, recovered: true };
+            const listed = await this.listAfterLostAnswer("routes", () =>
+              this.fetchRoutes({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs),
+            );
+            const route = listed.find((candidate) => sameRouteName(candidate, input));
+            return route && { id: route.id, createdAt: null };
           },
+          unproven: (holder) =>
+            answerLostObjectExists(
+              "routes/create",
+              `a route named ${input.name} on domain ${input.domainId}`,
+              holder,
+            ),
         },
       });
-    };
     return this.write(run, {
       routes: ({ route }) => routeWritten(route, input.domainId),
     });
@@ -244,6 +231,17 @@ export class EmailDeliveryClient {
       afterLostAnswer: "resend",
       settleAfterLostAnswer: (error) => (isObjectNotFound(error) ? { value: undefined } : undefined),
     });
+  }
+
+  /**
+   * A list sent after a create's answer was lost, shared with the lookups of other creates that
+   * lost theirs meanwhile (a network blip loses many at once): one list answers them all.
+   */
+  private listAfterLostAnswer<K extends ListKind>(
+    kind: K,
+    fetch: () => Promise<ListKinds[K][]>,
+  ): Promise<readonly ListKinds[K][]> {
+    return freshList(this.transport.listKey(kind), fetch, true);
   }
 
   private fetchDomains(policy?: Partial<RetryPolicy>, timeoutMs?: number): Promise<Domain[]> {

@@ -28,8 +28,8 @@ export interface EmailApiErrorDetails {
   /** Milliseconds the server asked us to wait (429/503 `Retry-After`). */
   retryAfterMs?: number;
   /**
-   * On a conflict found before anything was sent: the object that already holds the name (the
-   * create was not sent, so this call did not make it).
+   * On a conflict: the object that holds the name, where it is known. After a create's lost answer
+   * (`AnswerLostObjectExists`), the object found, which this call may or may not have made.
    */
   existing?: ExistingObject;
   /**

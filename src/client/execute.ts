@@ -1,4 +1,4 @@
-import { EmailApiError, EmailApiErrorDetails, isEmailApiError, withDetails } from "./errors";
+import { EmailApiError, EmailApiErrorDetails, ExistingObject, isEmailApiError, withDetails } from "./errors";
 import { emailApiWaits, RetryPolicy } from "./retry";
 import { Clock, retrying, Try } from "./retry-loop";
 import type { ClientSettings } from "./settings";
@@ -13,10 +13,11 @@ export interface Operation<T> extends OutgoingRequest {
    * What a retry may do after a try whose answer was lost (timeout, dropped connection, 5xx):
    * - "resend": the operation is idempotent (lists, checks, updates, deletes);
    * - "stop": never resend (sending a message twice would send two messages);
-   * - a lookup by natural key: the lost request may have created the object, so look first and
-   *   return it if it is there; resend only if it is not.
+   * - a lookup by natural key (creates): the lost request may have created the object, so look
+   *   first; resend only if no object of that key is there. One that is there is never taken for
+   *   this call's (natural-keys.ts says why): the operation fails with `unproven(holder)`.
    */
-  afterLostAnswer: "resend" | "stop" | { lookup: (timeoutMs: number) => Promise<T | undefined> };
+  afterLostAnswer: "resend" | "stop" | LookupByKey;
   /**
    * A read changes nothing: a 2xx that is not the service's answer means a wrong base URL. On
    * anything else it is an answer lost after the service may have done the work.
@@ -24,6 +25,14 @@ export interface Operation<T> extends OutgoingRequest {
   read?: true;
   /** Turns an error on a retry after a lost answer into success (e.g. delete → already gone). */
   settleAfterLostAnswer?: (error: EmailApiError) => { value: T } | undefined;
+}
+
+/** How a create looks for the object of its natural key after a lost answer. */
+export interface LookupByKey {
+  /** The object holding the key, or undefined when none does; one request, within `timeoutMs`. */
+  lookup: (timeoutMs: number) => Promise<ExistingObject | undefined>;
+  /** The failure when one does: the object may be this call's or another party's. */
+  unproven: (holder: ExistingObject) => EmailApiError;
 }
 
 /** What the loop needs from outside: one request at a time, time, and the key in use. */
@@ -54,8 +63,8 @@ export type Phase =
   | { phase: "resending"; failure: EmailApiError }
   /** An answer was lost: look the object up by its natural key before sending again. */
   | { phase: "lookingUp"; failure: EmailApiError }
-  /** A resend after a lost answer was refused as a duplicate: the lookup decides whether the holder
-   *  is what the lost request made (then it is returned) or not (then `conflict` is the failure). */
+  /** A resend after a lost answer was refused as a duplicate: the lookup names the holder, which
+   *  the lost request may have made (`unproven`), or finds none (then `conflict` is the failure). */
   | { phase: "confirming"; failure: EmailApiError; conflict: EmailApiError };
 
 /** What one request leads to: a value, a failure, or the next phase (`wait`: back off first). */
@@ -71,7 +80,7 @@ type Step<T> =
  * outlives the time budget. The `Phase` decides what the next try is.
  */
 export async function execute<T>(op: Operation<T>, context: ExecuteContext): Promise<T> {
-  const lookup = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer.lookup : undefined;
+  const byKey = typeof op.afterLostAnswer === "object" ? op.afterLostAnswer : undefined;
   let state: Phase = { phase: "sending" };
   let requests = 0;
 
@@ -102,11 +111,11 @@ export async function execute<T>(op: Operation<T>, context: ExecuteContext): Pro
       let step: Step<T>;
       let queuedMs = 0;
       if (state.phase === "lookingUp" || state.phase === "confirming") {
-        step = await lookStep(state, lookup!, timeoutMs);
+        step = await lookStep(state, byKey!, timeoutMs);
       } else {
         const sent = await context.send(op, n, timeoutMs);
         queuedMs = sent.queuedMs;
-        step = answerStep(op, state, sent, lookup !== undefined, context.useFallbackKey);
+        step = answerStep(op, state, sent, byKey !== undefined, context.useFallbackKey);
       }
       if (step.to === "done") return step;
       if (step.to === "fail")
@@ -176,20 +185,21 @@ function answerStep<T>(
 /** What a lookup by natural key after a lost answer leads to. */
 async function lookStep<T>(
   state: Extract<Phase, { phase: "lookingUp" | "confirming" }>,
-  lookup: (timeoutMs: number) => Promise<T | undefined>,
+  byKey: LookupByKey,
   timeoutMs: number,
 ): Promise<Step<T>> {
-  let found: T | undefined;
+  let holder: ExistingObject | undefined;
   try {
-    found = await lookup(timeoutMs);
+    holder = await byKey.lookup(timeoutMs);
   } catch (error) {
     if (!isEmailApiError(error)) throw error;
     if (error.kind !== "transient") return { to: "fail", error }; // outcome unknown: the phase says so
     // Wait, then look again: never resend without knowing.
     return { to: "next", phase: { ...state, failure: error }, wait: true };
   }
-  if (found !== undefined) return { to: "done", value: found };
-  // The conflicting object is not one this call made.
+  // This call's lost create, or another party's: nothing tells which, so it is not claimed.
+  if (holder !== undefined) return { to: "fail", error: byKey.unproven(holder) };
+  // Refused as a duplicate, yet no holder listed (on another server): the refusal stands.
   if (state.phase === "confirming") return { to: "fail", error: state.conflict };
   // The lost request made nothing (yet): send again at once.
   return { to: "next", phase: { phase: "resending", failure: state.failure }, wait: false };

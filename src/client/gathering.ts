@@ -1,10 +1,10 @@
 /**
- * The gathering window of a fresh list (`SingleFlight.runStartedAfterCall`). A create proves its
- * name free with a list sent after the create began; every caller that arrives before that list is
- * sent began before it, so one list proves all their names. Creates of a large stack do not arrive
- * at one instant (each route is created when its domain's verification passes), so waiting a
- * little before sending lets one list answer for the creates that arrive close together instead
- * of one list each.
+ * The gathering window of a fresh list (`SingleFlight.runStartedAfterCall`): a list that must be
+ * sent after its caller began, as a read confirming an object gone, or a create looking for what
+ * its lost answer may have made. Every caller that arrives before that list is sent began before
+ * it, so one list answers them all. Callers do not arrive at one instant (a network blip loses
+ * the answers of creates that were sent over a second or two), so waiting a little before sending
+ * lets one list answer for callers that arrive close together instead of one list each.
  */
 
 /** How long to wait, as a debounce: until no caller arrived for `quietMs`, at most `maxMs` in all. */

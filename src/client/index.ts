@@ -4,5 +4,5 @@ export * from "./errors";
 export { backoffDelay, defaultRetryPolicy, parseRetryAfter, type RetryPolicy } from "./retry";
 export * from "./settings";
 export * from "./types";
-export { findDomain, isNameTaken, sameDomainName } from "./natural-keys";
+export { findDomain, isAnswerLostObjectExists, isNameTaken, sameDomainName } from "./natural-keys";
 export { interpretAnswer, kindForCode, kindForHttpStatus } from "./interpret";

@@ -2,13 +2,20 @@ import { EmailApiError, ExistingObject, isEmailApiError } from "./errors";
 import type { CreateRouteInput, Domain, Route } from "./types";
 
 /**
- * Objects by their natural keys. The API has no idempotency key, so ownership is proven by name:
- * a list sent after a create began shows the name free, and an object of that name found after
- * the create's answer was lost can then only be the one the create made.
+ * Objects by their natural keys: a domain by its name, a route by its name on its domain. The
+ * service holds one object per key and refuses a create of a key it holds (`DomainNameExists`,
+ * `RouteAlreadyExists`), so a create needs no list before it: the service's refusal is the proof
+ * that the name was taken, and its success the proof that the object is this call's.
+ *
+ * What nothing proves is whose an object is when the answer to its create was lost. The API has
+ * no idempotency key, and nothing a create sends marks the object as this call's: a domain keeps
+ * only its name; a route keeps what it was created with, which another stack declaring the same
+ * route sends too; `uuid`, `id` and `created_at` are the service's own, and a list taken before the
+ * create proves only that the name was free then, not who took it since. Another stack creating
+ * the same name while this call ran made an object that looks exactly like this call's own lost
+ * create. So an object found after a lost answer is never claimed, changed or deleted: the call
+ * fails with `answerLostObjectExists`, which names the object and says how to go on.
  */
-
-/** Clocks of client and service may differ by this much. */
-const CLOCK_SKEW_MS = 60_000;
 
 /** Domain names are case-insensitive, and a trailing dot changes nothing. */
 export function sameDomainName(a: string, b: string): boolean {
@@ -21,64 +28,46 @@ export function findDomain(domains: readonly Domain[], name: string): Domain | u
   return domains.find((domain) => sameDomainName(domain.name, name));
 }
 
-/** True when `createdAt` is well before `time` (clock skew allowed); false when unknown. */
-export function madeBefore(createdAt: string | null, time: number): boolean {
-  const made = createdAt ? Date.parse(createdAt) : NaN;
-  return !Number.isNaN(made) && made < time - CLOCK_SKEW_MS;
-}
-
-/**
- * The domain a create started at `startedAt` made, found by name after its answer was lost. One made
- * well before the call would have been in the list that proved the name free: not this call's.
- */
-export function domainMadeByLostCreate(
-  domains: readonly Domain[],
-  name: string,
-  startedAt: number,
-): Domain | undefined {
-  const domain = findDomain(domains, name);
-  return domain && !madeBefore(domain.createdAt, startedAt) ? domain : undefined;
-}
-
 /** A route's natural key: its name (case-insensitive) on its domain. */
 export function sameRouteName(route: Pick<Route, "name" | "domainId">, input: CreateRouteInput): boolean {
   return route.domainId === input.domainId && route.name.toLowerCase() === input.name.toLowerCase();
 }
 
 /**
- * The route a create made, found after its answer was lost: only a route identical to the request
- * counts, with the service's defaults for what the request left out.
+ * The error for a create whose answer was lost while an object of its key now exists: it may be
+ * what the lost request made, or another party's made meanwhile, and nothing tells which (see
+ * above). `outcomeUnknown`: whether this call's create was done is not known.
  */
-export function routeMadeByLostCreate(routes: readonly Route[], input: CreateRouteInput): Route | undefined {
-  const mode = input.mode ?? "Endpoint";
-  return routes.find(
-    (r) =>
-      sameRouteName(r, input) &&
-      // Postal keeps no endpoint on a route whose mode does not deliver.
-      (r.endpointId === input.endpointId || (r.endpointId === null && mode !== "Endpoint")) &&
-      r.mode === mode &&
-      r.spamMode === (input.spamMode ?? "Mark"),
-  );
-}
-
-/**
- * The error for a create that was not sent because the name is taken: this call did not make the
- * holder, so nothing may claim it.
- */
-export function nameTaken(operation: string, what: string, holder: ExistingObject): EmailApiError {
+export function answerLostObjectExists(
+  operation: string,
+  what: string,
+  holder: ExistingObject,
+): EmailApiError {
+  const made = holder.createdAt ? `, created ${holder.createdAt}` : "";
   return new EmailApiError({
     operation,
     kind: "conflict",
-    code: "AlreadyExists",
-    serviceMessage: `${what} already exists (id ${holder.id}); the create was not sent`,
-    existing: { id: holder.id, createdAt: holder.createdAt },
+    code: "AnswerLostObjectExists",
+    serviceMessage:
+      `the answer to create was lost, and ${what} now exists (id ${holder.id}${made}): ` +
+      "it may be what this create made or another party's made meanwhile, and nothing tells which, so it was left as it is",
+    existing: holder,
+    outcomeUnknown: true,
   });
+}
+
+/** Whether an error is `answerLostObjectExists`'s. */
+export function isAnswerLostObjectExists(
+  error: unknown,
+): error is EmailApiError & { existing: ExistingObject } {
+  return isEmailApiError(error) && error.code === "AnswerLostObjectExists" && error.existing !== undefined;
 }
 
 /** Postal refuses a duplicate name with "Name is already added"; forks answer a conflict. */
 export function isNameTaken(error: unknown): error is EmailApiError {
   return (
     isEmailApiError(error) &&
+    !isAnswerLostObjectExists(error) &&
     (error.kind === "conflict" || (error.kind === "validation" && /already/i.test(error.serviceMessage)))
   );
 }

@@ -6,13 +6,13 @@ import type { GatherWindow } from "./gathering";
 import { SingleFlight } from "./single-flight";
 
 /**
- * How long a fresh list (a create's proof that its name is free) waits for more creates before it
- * is sent, while other writes are under way (shared-lists.ts): until none arrived for `quietMs`,
- * at most `maxMs` after the first (gathering.ts). The quiet time outlasts the gaps between the
- * route creates of a stack's domains as their verifications pass one after another (a service
- * that makes a domain in ~30-60 ms, its DKIM key, spaces them so; 50 ms split them, 100 ms keeps
- * them together); the cap bounds what one create waits in a stream that does not stop, so such a
- * stream costs one list a second.
+ * How long a fresh list (a read confirming an object gone; a create looking for what its lost
+ * answer may have made) waits for more callers before it is sent, while other writes are under way
+ * (shared-lists.ts): until none arrived for `quietMs`, at most `maxMs` after the first
+ * (gathering.ts). The quiet time outlasts the gaps between the lost answers of creates sent one
+ * after another (a service that makes a domain in ~30-60 ms, its DKIM key, spaces them so; 50 ms
+ * split them, 100 ms keeps them together); the cap bounds what one caller waits in a stream that
+ * does not stop, so such a stream costs one list a second.
  */
 export const FRESH_LIST_GATHER: GatherWindow = { quietMs: 100, maxMs: 1000 };
 

@@ -15,13 +15,14 @@ export function sharedList<T>(key: string, fetch: () => Promise<T>, options: Lis
 }
 
 /**
- * A list whose request was sent after this call began (the proof a create needs), shared with the
- * creates of the same kind that arrive before it is sent (the gathering window, `FRESH_LIST_GATHER`
- * in process-runtime.ts) or while the previous one is in flight: a burst of creates lists once or
- * twice, not once each. The window is waited only while other writes to the service are under way
- * in this process (a stack being deployed, whose steps bring more creates as they end): a create
- * alone (one resource, `--parallel 1`, creates made one at a time) sends its list at once.
- * `inWrite`: the caller is a write itself (a create), so one write under way is its own.
+ * A list whose request was sent after this call began (what a read needs to call an object gone,
+ * and a create whose answer was lost to see what it made), shared with the callers of the same
+ * kind that arrive before it is sent (the gathering window, `FRESH_LIST_GATHER` in
+ * process-runtime.ts) or while the previous one is in flight: a burst of lost answers lists once
+ * or twice, not once each. The window is waited only while other writes to the service are under
+ * way in this process (a stack being deployed): a caller alone (one resource, `--parallel 1`)
+ * sends its list at once. `inWrite`: the caller is a write itself (a create), so one write under
+ * way is its own.
  */
 export function freshList<T>(key: string, fetch: () => Promise<T>, inWrite = false): Promise<T> {
   const others = (writesUnderWay().get(serviceOf(key)) ?? 0) - (inWrite ? 1 : 0);

@@ -77,7 +77,8 @@ export class SingleFlight {
         return Promise.resolve(current.settled.value as T);
       }
     }
-    // A fresh list in flight (a create's proof) will do too: the writes it misses are applied to it.
+    // A fresh list in flight (a lookup after a lost answer, a read confirming a gone object) will
+    // do too: the writes it misses are applied to it.
     let newest: Flight | undefined;
     for (const flight of this.live.get(key) ?? []) {
       if (flight.generation === generation && (!newest || flight.order > newest.order)) newest = flight;

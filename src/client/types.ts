@@ -48,15 +48,13 @@ export interface DnsRecord {
 
 /** What creating a domain returns. */
 export interface CreatedDomain {
-  /** The domain created, or found by name when the answer was lost. */
+  /** The domain created. */
   domain: Domain;
   /**
-   * The records to publish. The service returns them only in the answer to create, so they are
-   * undefined when that answer was lost and the domain was found by name afterwards.
+   * The records to publish, which the service returns only in the answer to create; undefined
+   * when that answer carried none (a deployment that does not send them).
    */
   dnsRecords: DnsRecord[] | undefined;
-  /** True when the create's answer was lost and the domain was found by name afterwards. */
-  recovered: boolean;
 }
 
 /** The answer to checking a domain's DNS: each check's status and, when it failed, why. */
@@ -118,10 +116,8 @@ export interface CreateRouteInput {
 
 /** What creating a route returns. */
 export interface CreatedRoute {
-  /** The route created, or found by name when the answer was lost. */
+  /** The route created. */
   route: Route;
-  /** True when the create's answer was lost and the route was found by name afterwards. */
-  recovered: boolean;
 }
 
 /** What updating a route takes: its id and the fields to change. */

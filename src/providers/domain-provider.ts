@@ -1,13 +1,5 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import {
-  DnsRecord,
-  Domain,
-  DomainCreation,
-  findDomain,
-  isObjectNotFound,
-  MAX_CREATES,
-  sameDomainName,
-} from "../client";
+import { DnsRecord, Domain, DomainCreation, findDomain, isObjectNotFound, sameDomainName } from "../client";
 import { CheckedInputs, checkDomainInputs, DomainInputs } from "../inputs";
 import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
 import { diffByRules } from "./diff";
@@ -87,7 +79,8 @@ export const domainProvider: DomainProvider = {
       const existing = findDomain(await client.listDomains(), inputs.name);
       if (existing) return { id: String(existing.id), outs: domainOutputs(inputs, existing, []) };
     }
-    // The client makes the domain and gets its records, proving ownership before it deletes anything.
+    // The client makes the domain and gets its records; it never takes or deletes a domain it cannot
+    // prove it made (client/natural-keys.ts).
     const creation = await client.createDomainWithRecords(inputs.name);
     if (creation.outcome !== "created") throw creationFailure(inputs.name, creation);
     const { domain, dnsRecords } = creation;
@@ -123,54 +116,55 @@ export const domainProvider: DomainProvider = {
 
 /** Why no domain was made (or kept), in the words of a Pulumi user: what happened, what to do. */
 function creationFailure(name: string, creation: Exclude<DomainCreation, { outcome: "created" }>): Error {
-  const lostAnswer = `Domain ${name}: the service's answer to create was lost`;
   switch (creation.outcome) {
     case "taken":
       return alreadyExists(name, creation);
+    case "answerLost":
+      return answerLost(name, creation);
     case "answeredWithoutRecords":
       return new Error(
         `Domain ${name}: the service created it but its answer carried no DNS records, so there is nothing to ` +
           "publish or verify; the domain was deleted again. If this deployment never returns records, create the domain " +
           "by hand and set `adopt: true`, publishing its records yourself.",
       );
-    case "foundWithRoutes": {
-      const { domain, routes } = creation;
-      return new Error(
-        `${lostAnswer}, and the domain of that name found afterwards ` +
-          `(id ${domain.id}, created ${domain.createdAt ?? "at an unknown time"}) already has ${routes} route(s), so it ` +
-          "is not the one this call made: another stack or person created the same name while this ran. Nothing was " +
-          "deleted. Set `adopt: true` to manage it here, or delete it on the service, and run `pulumi up` again.",
-      );
-    }
-    case "deleteFailed":
-      return new Error(
-        `${lostAnswer}, and deleting the domain it made (id ${creation.domain.id}) to create it again failed: ` +
-          `${creation.error.message} Delete it on the service and run \`pulumi up\` again.`,
-        { cause: creation.error },
-      );
-    case "lostEveryTime":
-      return new Error(
-        `${lostAnswer} ${MAX_CREATES} times in a row, so its DNS records are unknown; the domain was deleted again. ` +
-          "Run `pulumi up` again.",
-      );
   }
 }
 
+/** `created 2026-…`, or that the service did not say when. */
+function madeWhen(existing: { createdAt: string | null }): string {
+  return `created ${existing.createdAt ?? "at an unknown time"}`;
+}
+
 /** The domain exists but this call did not make it: say so, and the two ways forward. */
-function alreadyExists(name: string, taken: Extract<DomainCreation, { outcome: "taken" }>): Error {
-  const { existing } = taken;
-  // After this run deleted a domain it made, its own earlier create may land late; nothing tells
-  // that apart from another party's create, so it is only mentioned.
-  const late = taken.afterLostCreate
-    ? " (This run's own earlier create, whose answer was lost, may have landed late: if no one else uses the name, delete it.)"
-    : "";
+function alreadyExists(
+  name: string,
+  { existing, error }: Extract<DomainCreation, { outcome: "taken" }>,
+): Error {
   return new Error(
-    `Domain ${name} already exists on the email service (id ${existing.id}, created ${existing.createdAt ?? "at an unknown time"}) ` +
+    `Domain ${name} already exists on the email service (id ${existing.id}, ${madeWhen(existing)}) ` +
       "and this stack did not create it: another stack or a person may manage it, or an earlier run stopped before recording it. " +
       "Nothing was changed. Either set `adopt: true` to manage it here as it is (the service returns a domain's DNS records only " +
-      "when it creates the domain, so its records are then yours to publish), or delete it on the service and run `pulumi up` again." +
-      late,
-    { cause: taken.error },
+      "when it creates the domain, so its records are then yours to publish), or delete it on the service and run `pulumi up` again.",
+    { cause: error },
+  );
+}
+
+/**
+ * The create's answer was lost and a domain of that name exists: this stack's lost create, or
+ * another stack's made meanwhile. Nothing tells which, so it was left alone; the user knows.
+ */
+function answerLost(
+  name: string,
+  { existing, error }: Extract<DomainCreation, { outcome: "answerLost" }>,
+): Error {
+  return new Error(
+    `Domain ${name}: the service's answer to create was lost, and a domain of that name now exists (id ${existing.id}, ` +
+      `${madeWhen(existing)}). It may be the one this run created, or another stack's or person's created meanwhile; ` +
+      "nothing tells which, so it was left as it is and this stack does not record it. If it is this stack's (nothing else " +
+      "uses the name), delete it on the service and run `pulumi up` again: the domain is created anew with its DNS records, " +
+      "which the service returns only when it creates a domain (or set `adopt: true` to keep it, publishing its records " +
+      "yourself). If it is someone else's, choose another name.",
+    { cause: error },
   );
 }
 

@@ -2,6 +2,7 @@ import type * as dynamic from "@pulumi/pulumi/dynamic";
 import {
   EmailApiError,
   EmailDeliveryClient,
+  isAnswerLostObjectExists,
   isEmailApiError,
   isObjectNotFound,
   ListOptions,
@@ -99,11 +100,12 @@ export const routeProvider: RouteProvider = {
       const { route } = await client.createRoute(inputs);
       return { id: String(route.id), outs: routeOutputs(route, inputs) };
     } catch (error) {
+      if (isAnswerLostObjectExists(error)) throw answerLost(inputs, error);
       if (!isConflict(error)) throw error;
-      // Not made by this call (the client proves that before it claims anything), even when it is
-      // identical: another Route resource or stack may own it, and sharing one id would let either
-      // delete the other's route.
-      const existing = (await findRoute(client, inputs)) ?? error.existing;
+      // Refused by the service, so not made by this call, even when it is identical: another Route
+      // resource or stack may own it, and sharing one id would let either delete the other's
+      // route. A list only on this failure, sent after the refusal, to name the holder.
+      const existing = (await findRoute(client, inputs, { fresh: true })) ?? error.existing;
       if (!existing) throw error; // the conflict is on another server (same domain name there)
       const differences = "name" in existing ? differencesFrom(existing, inputs) : [];
       throw new Error(
@@ -172,8 +174,12 @@ function routeOutputs(
   };
 }
 
-async function findRoute(client: EmailDeliveryClient, inputs: RouteInputs): Promise<Route | undefined> {
-  return (await client.listRoutes()).find(
+async function findRoute(
+  client: EmailDeliveryClient,
+  inputs: RouteInputs,
+  options?: ListOptions,
+): Promise<Route | undefined> {
+  return (await client.listRoutes(options)).find(
     (route) => route.domainId === inputs.domainId && route.name.toLowerCase() === inputs.name.toLowerCase(),
   );
 }
@@ -195,6 +201,22 @@ async function converge(
   if (changes.length === 0) return routeOutputs(route, inputs);
   const updated = await client.updateRoute({ id: route.id, ...pickFields(inputs, changes) });
   return routeOutputs(updated, inputs);
+}
+
+/**
+ * The create's answer was lost and a route of that name is on the domain: this stack's lost
+ * create, or another stack's made meanwhile (an identical one too: it would declare the same
+ * route). Nothing tells which, so it was left alone.
+ */
+function answerLost(inputs: RouteInputs, error: EmailApiError & { existing: { id: number } }): Error {
+  return new Error(
+    `Route "${inputs.name}" on domain ${inputs.domainId}: the service's answer to create was lost, and a route of that ` +
+      `name on the domain now exists (id ${error.existing.id}). It may be the one this run created, or another stack's or ` +
+      "person's created meanwhile; nothing tells which, so it was left as it is and this stack does not record it. If it is " +
+      "this stack's (nothing else declares it), set `adopt: true` to manage it here, or delete it on the service, and run " +
+      "`pulumi up` again. If it is someone else's, choose another name.",
+    { cause: error },
+  );
 }
 
 function isConflict(error: unknown): error is EmailApiError {

@@ -33,12 +33,10 @@ describe("bench: requests per lifecycle step, N = 10", () => {
     expect(result.steps.map((s) => s.step)).toEqual(["create", "refresh", "update", "delete"]);
   });
 
-  it("create: one create per object and record, one list per burst of creates, one check for the verification", () => {
+  it("create: one create per object and record, no list, one check for the verification", () => {
     expect(step("create").requests).toEqual({
-      "domains/list": 1,
       "domains/create": 1,
       "domains/check": 1,
-      "routes/list": 2,
       "routes/create": 10,
       "cloudflare:dns_records.create": RECORDS,
     });

@@ -129,11 +129,25 @@ describe("zone-scale report", () => {
     expect(metTargets({ ...result(1, [big]), otherRecords: 20_000 }, big)).toBe("yes");
   });
 
-  it("holds lists to 4 per up and 2 per refresh, and a no-change up of 1,000 domains under 300 requests", () => {
+  it("holds lists to 4 per up (objects ≤ 2N), 2 per refresh and none elsewhere, and a no-change up of 1,000 domains under 300 requests", () => {
     const up = counts({ command: "up", serviceLists: 5 });
     expect(metTargets(result(10, [up]), up)).toBe("missed: lists");
     const refresh = counts({ command: "refresh, one at a time", serviceLists: 3 });
     expect(metTargets(result(10, [refresh]), refresh)).toBe("missed: lists");
+    // Lists that grow with the square of the stack: more objects than 2 a domain.
+    const square = counts({ command: "up", serviceLists: 4, serviceListed: 21 });
+    expect(metTargets(result(10, [square]), square)).toBe("missed: objects listed");
+    expect(
+      metTargets(
+        result(10, [counts({ command: "up", serviceLists: 4, serviceListed: 20 })]),
+        counts({ command: "up", serviceLists: 4, serviceListed: 20 }),
+      ),
+    ).toBe("yes");
+    // None at all where nothing is created or read.
+    for (const command of ["preview", "destroy", "up, no change"]) {
+      const listed = counts({ command, serviceLists: 1 });
+      expect(metTargets(result(10, [listed]), listed)).toBe("missed: lists");
+    }
     const same = counts({ command: "up, no change", cloudflareReads: [150, 150], idealCloudflareReads: 150 });
     expect(metTargets(result(1000, [same]), same)).toBe("missed: requests");
     const cheap = counts({ command: "up, no change", cloudflareReads: [61, 61], idealCloudflareReads: 61 });
@@ -147,11 +161,11 @@ describe("zone-scale report", () => {
           command: "up",
           cloudflareReads: [1, 1],
           idealCloudflareReads: 1,
-          serviceLists: 3,
-          serviceListed: 30,
+          serviceLists: 2,
+          serviceListed: 15,
         }),
       ]),
     ]).join("\n");
-    expect(text).toMatch(/^10\s+0\s+up\s+1 \+ 1\s+1\s+1\.00\s+0\s+3\s+30\s+3\.0\s+yes$/m);
+    expect(text).toMatch(/^10\s+0\s+up\s+1 \+ 1\s+1\s+1\.00\s+0\s+2\s+15\s+1\.5\s+yes$/m);
   });
 });

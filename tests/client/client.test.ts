@@ -1,32 +1,15 @@
-import {
-  createClient,
-  EmailApiError,
-  errorDetails,
-  isEmailApiError,
-  isObjectNotFound,
-} from "../../src/client";
-import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+import { createClient, errorDetails, isNameTaken, isObjectNotFound } from "../../src/client";
+import { clientFor, failureOf, uniqueDomain, useEmulator } from "../support/emulator";
 
 /** The client against the emulator over real HTTP: every operation, every error the service gives. */
 describe("EmailDeliveryClient against the emulator", () => {
   const emulator = useEmulator();
-
-  const failureOf = async (promise: Promise<unknown>): Promise<EmailApiError> => {
-    try {
-      await promise;
-    } catch (error) {
-      if (isEmailApiError(error)) return error;
-      throw error;
-    }
-    throw new Error("expected the call to fail");
-  };
 
   it("creates, lists, checks and deletes a domain", async () => {
     const client = clientFor(emulator());
     const name = uniqueDomain();
     const created = await client.createDomain(name);
 
-    expect(created.recovered).toBe(false);
     expect(created.domain).toMatchObject({
       name,
       spfStatus: null,
@@ -68,12 +51,11 @@ describe("EmailDeliveryClient against the emulator", () => {
   it("creates, lists, updates and deletes a route; a domain's delete takes its routes", async () => {
     const client = clientFor(emulator());
     const { domain } = await client.createDomain(uniqueDomain());
-    const { route, recovered } = await client.createRoute({
+    const { route } = await client.createRoute({
       name: "support",
       domainId: domain.id,
       endpointId: 1,
     });
-    expect(recovered).toBe(false);
     expect(route).toMatchObject({
       name: "support",
       domainId: domain.id,
@@ -184,15 +166,30 @@ describe("EmailDeliveryClient against the emulator", () => {
 
     const name = uniqueDomain();
     const { domain } = await client.createDomain(name);
-    // A taken name is found by the list sent first: the create is not sent.
-    expect(await failureOf(client.createDomain(name))).toMatchObject({
-      kind: "conflict",
-      code: "AlreadyExists",
-      existing: { id: domain.id, createdAt: domain.createdAt },
+    emulator().requests.clear();
+    // Nothing is listed first: the service itself refuses a name it holds, and its refusal names no
+    // holder (createDomainWithRecords lists to name it).
+    const taken = await failureOf(client.createDomain(name));
+    expect(taken).toMatchObject({
+      kind: "validation",
+      code: "ValidationError",
+      serviceMessage: "Name is already added",
+      attempts: 1,
     });
+    expect(taken.existing).toBeUndefined();
+    expect(isNameTaken(taken)).toBe(true);
     await client.createRoute({ name: "dup", domainId: domain.id, endpointId: 1 });
     const conflict = await failureOf(client.createRoute({ name: "dup", domainId: domain.id, endpointId: 1 }));
-    expect(conflict).toMatchObject({ kind: "conflict", code: "AlreadyExists" });
+    expect(conflict).toMatchObject({ kind: "conflict", code: "RouteAlreadyExists", attempts: 1 });
+    expect(conflict.existing).toBeUndefined();
+    expect(isNameTaken(conflict)).toBe(true);
+    expect(
+      emulator()
+        .requests.all()
+        .map((entry) => entry.endpoint),
+    ).toEqual(["domains/create", "routes/create", "routes/create"]);
+    expect(emulator().state.domains.filter((d) => d.name === name)).toHaveLength(1);
+    expect(emulator().state.routes.filter((r) => r.domainId === domain.id)).toHaveLength(1);
   });
 
   it("refuses to send without a key, and says which one is missing", async () => {

@@ -1,4 +1,4 @@
-import { EmailApiError, ErrorKind } from "../../src/client";
+import { EmailApiError, ErrorKind, ExistingObject } from "../../src/client";
 import { execute, ExecuteContext, Operation } from "../../src/client/execute";
 import type { SendResult } from "../../src/client/transport";
 
@@ -12,7 +12,8 @@ type Scripted =
   /** `tookMs`: the time the request took, `queuedMs` of it waiting for this process's turn. */
   | { answer: unknown; tookMs?: number; queuedMs?: number }
   | { fails: EmailApiError; tookMs?: number; queuedMs?: number; unreadableSuccess?: true }
-  | { found: string | undefined }
+  /** What a lookup by natural key finds: the object holding the key, or none. */
+  | { found: ExistingObject | undefined }
   | { lookupFails: EmailApiError };
 
 const failure = (kind: ErrorKind, extra: Partial<EmailApiError> = {}): EmailApiError =>
@@ -21,6 +22,12 @@ const lost = () => failure("transient", { code: "ECONNRESET" }); // no answer: m
 const unavailable = (retryAfterMs?: number) => failure("transient", { httpStatus: 503, retryAfterMs });
 const tooMany = (retryAfterMs?: number) => failure("transient", { httpStatus: 429, retryAfterMs });
 const refused = () => failure("transient", { code: "ECONNREFUSED" }); // never arrived
+
+/** The failure for an object found after a lost answer: it may be this call's or another's. */
+const unproven = (holder: ExistingObject) =>
+  failure("conflict", { code: "AnswerLostObjectExists", existing: holder, outcomeUnknown: true });
+/** An object holding the key: the lost request's, or another party's. */
+const holder: ExistingObject = { id: 7, createdAt: "2026-11-28T00:00:00Z" };
 
 function run(
   script: Scripted[],
@@ -59,7 +66,7 @@ function run(
       operation: "things/create",
       body: {},
       parse: (data) => String(data),
-      afterLostAnswer: { lookup },
+      afterLostAnswer: { lookup, unproven },
       ...op,
     },
     {
@@ -103,9 +110,15 @@ describe("execute", () => {
   });
 
   describe("after a lost answer", () => {
-    it("looks the object up before sending again, and returns what the lost request made", async () => {
-      const { log, result } = run([{ fails: lost() }, { found: "made by the lost request" }]);
-      await expect(result).resolves.toBe("made by the lost request");
+    it("looks the object up before sending again; one found is never taken for this call's", async () => {
+      const { log, result } = run([{ fails: lost() }, { found: holder }]);
+      await expect(result).rejects.toMatchObject({
+        kind: "conflict",
+        code: "AnswerLostObjectExists",
+        existing: holder,
+        outcomeUnknown: true,
+        attempts: 2,
+      });
       expect(log).toEqual(["send", "sleep 50", "lookup"]);
     });
 
@@ -119,10 +132,11 @@ describe("execute", () => {
       const { log, result } = run([
         { fails: lost() },
         { lookupFails: unavailable() },
-        { found: "made by the lost request" },
+        { found: undefined },
+        { answer: "made" },
       ]);
-      await expect(result).resolves.toBe("made by the lost request");
-      expect(log).toEqual(["send", "sleep 50", "lookup", "sleep 100", "lookup"]);
+      await expect(result).resolves.toBe("made");
+      expect(log).toEqual(["send", "sleep 50", "lookup", "sleep 100", "lookup", "send"]);
     });
 
     it("fails with an unknown outcome when the lookup fails for good", async () => {
@@ -130,31 +144,41 @@ describe("execute", () => {
       await expect(result).rejects.toMatchObject({ kind: "auth", outcomeUnknown: true, attempts: 2 });
     });
 
-    it("looks up instead of failing when a 2xx answer cannot be read", async () => {
-      const { log, result } = run([{ answer: "unreadable" }, { found: "made" }], {
-        parse: () => {
-          throw new Error("not a thing");
-        },
+    it("looks up instead of failing when a 2xx answer cannot be read, and takes nothing it finds", async () => {
+      const parse = () => {
+        throw new Error("not a thing");
+      };
+      const found = run([{ answer: "unreadable" }, { found: holder }], { parse });
+      await expect(found.result).rejects.toMatchObject({ code: "AnswerLostObjectExists", existing: holder });
+      expect(found.log).toEqual(["send", "lookup"]);
+      // Nothing of the key: the unreadable answer made nothing, so the create is sent again.
+      const none = run([{ answer: "unreadable" }, { found: undefined }, { answer: "made" }], {
+        parse: (data) => (data === "made" ? "made" : parse()),
       });
-      await expect(result).resolves.toBe("made");
-      expect(log).toEqual(["send", "lookup"]);
+      await expect(none.result).resolves.toBe("made");
+      expect(none.log).toEqual(["send", "lookup", "send"]);
     });
 
-    it("takes a resend refused as a duplicate as its own only when the lookup finds it", async () => {
+    it("a resend refused as a duplicate fails: as unproven when the lookup names a holder, else as the conflict", async () => {
       const duplicate = failure("conflict", { code: "AlreadyExists" });
-      const script = (found: string | undefined): Scripted[] => [
+      const script = (found: ExistingObject | undefined): Scripted[] => [
         { fails: lost() },
-        { found: undefined }, // not there yet: the lost request lands meanwhile
+        { found: undefined }, // not there yet: the lost request, or another party's, lands meanwhile
         { fails: duplicate },
         { found },
       ];
-      const ours = run(script("made by the lost request"));
-      await expect(ours.result).resolves.toBe("made by the lost request");
-      expect(ours.log).toEqual(["send", "sleep 50", "lookup", "send", "lookup"]);
+      const named = run(script(holder));
+      await expect(named.result).rejects.toMatchObject({
+        code: "AnswerLostObjectExists",
+        existing: holder,
+        attempts: 4,
+      });
+      expect(named.log).toEqual(["send", "sleep 50", "lookup", "send", "lookup"]);
 
-      const theirs = run(script(undefined));
-      await expect(theirs.result).rejects.toMatchObject({
+      const elsewhere = run(script(undefined));
+      await expect(elsewhere.result).rejects.toMatchObject({
         kind: "conflict",
+        code: "AlreadyExists",
         outcomeUnknown: true,
         attempts: 4,
       });
@@ -205,9 +229,9 @@ describe("execute", () => {
         httpStatus: 200,
         serviceMessage: "not JSON (is the base URL right?)",
       });
-      const write = run([{ fails: page, unreadableSuccess: true }, { found: "made" }]);
+      const write = run([{ fails: page, unreadableSuccess: true }, { found: undefined }, { answer: "made" }]);
       await expect(write.result).resolves.toBe("made");
-      expect(write.log).toEqual(["send", "sleep 50", "lookup"]);
+      expect(write.log).toEqual(["send", "sleep 50", "lookup", "send"]);
 
       const read = run([{ fails: page, unreadableSuccess: true }], { afterLostAnswer: "resend", read: true });
       await expect(read.result).rejects.toMatchObject({ kind: "validation", httpStatus: 200 });

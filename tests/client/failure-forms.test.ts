@@ -1,5 +1,11 @@
 import * as net from "node:net";
-import { AttemptRecord, createClient, EmailApiError } from "../../src/client";
+import {
+  AttemptRecord,
+  createClient,
+  EmailApiError,
+  isAnswerLostObjectExists,
+  isNameTaken,
+} from "../../src/client";
 import { envelope, Script, startScriptedServer } from "../support/scripted-server";
 
 /**
@@ -255,71 +261,96 @@ describe("failure forms over the wire", () => {
   });
 
   describe("a create whose answer was lost", () => {
-    // Made by the lost request.
+    // Made by the lost request, or by another party meanwhile: nothing tells which.
     const created = { ...domainJson, name: "lost.example.com", created_at: new Date().toISOString() };
-    // The list sent before the create: the name is free.
+    // A list with no object of the key.
     const free = { status: 200, body: envelope([]) };
     const alreadyAdded = {
       status: 200,
       body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
     };
     const paths = (received: { path: string }[]) => received.map((r) => r.path.replace("/api/v1/", ""));
+    /** The failure for an object found after a lost answer: named, never taken for this call's. */
+    const answerLost = (id: number, extra: object = {}) => ({
+      kind: "conflict",
+      code: "AnswerLostObjectExists",
+      existing: { id },
+      outcomeUnknown: true,
+      ...extra,
+    });
 
-    it("lists before it creates, looks again after a failed lookup, and returns what the lost request made", async () => {
-      const { result, received, attempts } = await run(
-        [free, { drop: true }, { status: 503, body: "busy" }, { status: 200, body: envelope([created]) }],
+    it("creates without listing first, and takes a readable answer as its own", async () => {
+      const { result, received } = await run(
+        [{ status: 200, body: envelope({ ...created, dns_records: [] }) }],
         (c) => c.createDomain("lost.example.com"),
       );
-      expect(result).toMatchObject({
-        recovered: true,
-        dnsRecords: undefined,
-        domain: { id: 7, name: "lost.example.com" },
-      });
-      expect(paths(received)).toEqual(["domains/list", "domains/create", "domains/list", "domains/list"]);
+      expect(result).toMatchObject({ domain: { id: 7, name: "lost.example.com" } });
+      expect(result).not.toHaveProperty("recovered");
+      expect(paths(received)).toEqual(["domains/create"]);
+      expect(JSON.parse(received[0].body)).toEqual({ name: "lost.example.com" });
+    });
+
+    it("looks again after a failed lookup, and fails naming what it finds instead of taking it", async () => {
+      const { result, error, received, attempts } = await run(
+        [{ drop: true }, { status: 503, body: "busy" }, { status: 200, body: envelope([created]) }],
+        (c) => c.createDomain("lost.example.com"),
+      );
+      expect(result).toBeUndefined();
+      expect(error).toMatchObject(
+        answerLost(7, {
+          operation: "domains/create",
+          attempts: 3,
+          existing: { id: 7, createdAt: created.created_at },
+        }),
+      );
+      expect(isAnswerLostObjectExists(error)).toBe(true);
+      expect(error!.message).toContain("the answer to create was lost");
+      expect(error!.message).toContain("now exists");
+      expect(paths(received)).toEqual(["domains/create", "domains/list", "domains/list"]);
       expect(attempts.map((a) => `${a.operation}:${a.outcome}`)).toEqual([
-        "domains/list:ok",
         "domains/create:transient",
         "domains/list:transient",
         "domains/list:ok",
       ]);
     });
 
-    it("sends again when the lookup finds nothing; a conflict then means the lost request won", async () => {
+    it("sends again when the lookup finds nothing, and takes the resend's answer as its own", async () => {
       const { result, received } = await run(
-        [free, { drop: true }, free, alreadyAdded, { status: 200, body: envelope([created]) }],
+        [{ drop: true }, free, { status: 200, body: envelope({ ...created, dns_records: [] }) }],
         (c) => c.createDomain("lost.example.com"),
       );
-      expect(result).toMatchObject({ recovered: true, domain: { name: "lost.example.com" } });
-      expect(paths(received)).toEqual([
-        "domains/list",
-        "domains/create",
-        "domains/list",
-        "domains/create",
-        "domains/list",
-      ]);
+      expect(result).toMatchObject({ domain: { id: 7, name: "lost.example.com" }, dnsRecords: [] });
+      expect(paths(received)).toEqual(["domains/create", "domains/list", "domains/create"]);
     });
 
-    it("reports a duplicate made between its list and its create as validation when no answer was lost", async () => {
-      const { error, received } = await run([free, alreadyAdded], (c) => c.createDomain("taken.example.com"));
+    it("fails naming the holder when the resend is refused as a duplicate: the lost request's or another's", async () => {
+      const { error, received } = await run(
+        [{ drop: true }, free, alreadyAdded, { status: 200, body: envelope([created]) }],
+        (c) => c.createDomain("lost.example.com"),
+      );
+      expect(error).toMatchObject(answerLost(7, { attempts: 4 }));
+      expect(paths(received)).toEqual(["domains/create", "domains/list", "domains/create", "domains/list"]);
+    });
+
+    it("reports a name the service refuses as validation, naming no holder, when no answer was lost", async () => {
+      const { error, received } = await run([alreadyAdded], (c) => c.createDomain("taken.example.com"));
       expect(error).toMatchObject({
         kind: "validation",
         serviceMessage: "Name is already added",
         attempts: 1,
       });
-      expect(received).toHaveLength(2);
+      expect(error!.existing).toBeUndefined();
+      expect(error!.outcomeUnknown).toBeUndefined();
+      expect(isNameTaken(error)).toBe(true);
+      expect(isAnswerLostObjectExists(error)).toBe(false);
+      expect(paths(received)).toEqual(["domains/create"]);
     });
 
     it("counts lookups against the attempt cap", async () => {
-      const { error, received } = await run([free, { drop: true }, free, { status: 500, body: "" }], (c) =>
+      const { error, received } = await run([{ drop: true }, free, { status: 500, body: "" }], (c) =>
         c.createDomain("lost.example.com"),
       );
-      expect(paths(received)).toEqual([
-        "domains/list",
-        "domains/create",
-        "domains/list",
-        "domains/create",
-        "domains/list",
-      ]);
+      expect(paths(received)).toEqual(["domains/create", "domains/list", "domains/create", "domains/list"]);
       expect(error).toMatchObject({
         operation: "domains/create",
         kind: "transient",
@@ -329,9 +360,8 @@ describe("failure forms over the wire", () => {
     });
 
     it("reports a lookup's non-transient failure as the create's, with the outcome unknown", async () => {
-      const { error } = await run(
+      const { error, received } = await run(
         [
-          free,
           { drop: true },
           {
             status: 200,
@@ -346,20 +376,28 @@ describe("failure forms over the wire", () => {
         outcomeUnknown: true,
         attempts: 2,
       });
+      expect(paths(received)).toEqual(["domains/create", "domains/list"]);
     });
 
     it.each([
       ["cut short", '{"status":"success","time":0.1,"data":{"id":7,"name":"lost.exa'],
       ["a proxy's HTML page", "<html><body>Bad gateway</body></html>"],
       ["JSON that is not the envelope", '{"ok":true}'],
-    ])("treats a 2xx create answer %s as an unknown outcome and finds what it made", async (_form, body) => {
-      const { result, received } = await run(
-        [free, { status: 200, body }, { status: 200, body: envelope([created]) }],
-        (c) => c.createDomain("lost.example.com"),
-      );
-      expect(result).toMatchObject({ recovered: true, domain: { id: 7 } });
-      expect(paths(received)).toEqual(["domains/list", "domains/create", "domains/list"]);
-    });
+    ])(
+      "treats a 2xx create answer %s as an unknown outcome, and claims nothing it finds",
+      async (_form, body) => {
+        const { result, error, received } = await run(
+          [
+            { status: 200, body },
+            { status: 200, body: envelope([created]) },
+          ],
+          (c) => c.createDomain("lost.example.com"),
+        );
+        expect(result).toBeUndefined();
+        expect(error).toMatchObject(answerLost(7, { attempts: 2 }));
+        expect(paths(received)).toEqual(["domains/create", "domains/list"]);
+      },
+    );
 
     it("says to check the base URL when a read is answered 2xx with something else, without retrying", async () => {
       const { error, received } = await run([{ status: 200, body: "<html>Welcome to nginx</html>" }], (c) =>
@@ -370,35 +408,62 @@ describe("failure forms over the wire", () => {
       expect(received).toHaveLength(1);
     });
 
-    it("sends nothing when the name is taken before the call, however recently", async () => {
-      // Made a moment ago by another stack or a person: no clock can tell it from ours.
-      const theirs = { ...created, id: 41, created_at: new Date().toISOString() };
-      const { error, received } = await run([{ status: 200, body: envelope([theirs]) }], (c) =>
-        c.createDomain("Lost.Example.com."),
-      );
-      expect(error).toMatchObject({
-        kind: "conflict",
-        code: "AlreadyExists",
-        existing: { id: 41, createdAt: theirs.created_at },
-      });
-      expect(paths(received)).toEqual(["domains/list"]);
-    });
-
-    it("never takes over a route that differs from the request", async () => {
-      const route = {
+    it("never takes a route found after a lost answer, even one identical to the request", async () => {
+      const route = (endpointId: number) => ({
         id: 3,
         uuid: "r",
-        name: "inbox",
+        name: "INBOX",
         domain_id: 1,
-        endpoint_id: 9,
+        endpoint_id: endpointId,
         mode: "Endpoint",
         spam_mode: "Mark",
+      });
+      // Another stack declaring the same route would have made this very one.
+      for (const endpointId of [2, 9]) {
+        const { result, error, received } = await run(
+          [{ drop: true }, { status: 200, body: envelope([route(endpointId)]) }],
+          (c) => c.createRoute({ name: "inbox", domainId: 1, endpointId: 2 }),
+        );
+        expect(result).toBeUndefined();
+        expect(error).toMatchObject(
+          answerLost(3, { operation: "routes/create", existing: { id: 3, createdAt: null } }),
+        );
+        expect(paths(received)).toEqual(["routes/create", "routes/list"]);
+      }
+    });
+
+    it("names the route holding the name when the resend is refused, and keeps the refusal when none is listed", async () => {
+      const refused = {
+        status: 200,
+        body: envelope(
+          { code: "RouteAlreadyExists", message: "Route already exists", status: "conflict" },
+          "error",
+        ),
       };
-      const { error } = await run(
+      const route = { id: 3, uuid: "r", name: "inbox", domain_id: 1, endpoint_id: 9 };
+      const named = await run(
+        [{ drop: true }, free, refused, { status: 200, body: envelope([route]) }],
+        (c) => c.createRoute({ name: "inbox", domainId: 1, endpointId: 2 }),
+      );
+      expect(named.error).toMatchObject(answerLost(3, { attempts: 4 }));
+      // The route of that name is on another server (same domain name there): none of this key listed.
+      const elsewhere = await run([{ drop: true }, free, refused, free], (c) =>
+        c.createRoute({ name: "inbox", domainId: 1, endpointId: 2 }),
+      );
+      expect(elsewhere.error).toMatchObject({
+        kind: "conflict",
+        code: "RouteAlreadyExists",
+        outcomeUnknown: true,
+      });
+      expect(elsewhere.error!.existing).toBeUndefined();
+      for (const { received } of [named, elsewhere]) {
+        expect(paths(received)).toEqual(["routes/create", "routes/list", "routes/create", "routes/list"]);
+      }
+    });
+
+    it("sends the route create without listing first; a refusal names no holder", async () => {
+      const { error, received } = await run(
         [
-          free,
-          { drop: true },
-          { status: 200, body: envelope([route]) },
           {
             status: 200,
             body: envelope(
@@ -406,20 +471,13 @@ describe("failure forms over the wire", () => {
               "error",
             ),
           },
-          { status: 200, body: envelope([route]) },
         ],
         (c) => c.createRoute({ name: "inbox", domainId: 1, endpointId: 2 }),
       );
-      expect(error).toMatchObject({ kind: "conflict", code: "RouteAlreadyExists", outcomeUnknown: true });
-    });
-
-    it("sends no route create when the route's name is taken on the domain", async () => {
-      const route = { id: 3, uuid: "r", name: "INBOX", domain_id: 1, endpoint_id: 2 };
-      const { error, received } = await run([{ status: 200, body: envelope([route]) }], (c) =>
-        c.createRoute({ name: "inbox", domainId: 1, endpointId: 2 }),
-      );
-      expect(error).toMatchObject({ kind: "conflict", existing: { id: 3 } });
-      expect(paths(received)).toEqual(["routes/list"]);
+      expect(error).toMatchObject({ kind: "conflict", code: "RouteAlreadyExists", attempts: 1 });
+      expect(error!.existing).toBeUndefined();
+      expect(error!.outcomeUnknown).toBeUndefined();
+      expect(paths(received)).toEqual(["routes/create"]);
     });
 
     it("treats a delete that finds nothing after a lost answer as done", async () => {

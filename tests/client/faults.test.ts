@@ -1,5 +1,5 @@
-import { AttemptRecord, EmailDeliveryClient } from "../../src/client";
-import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+import { AttemptRecord, EmailDeliveryClient, isAnswerLostObjectExists } from "../../src/client";
+import { clientFor, failureOf, uniqueDomain, useEmulator } from "../support/emulator";
 
 /** The client under the emulator's injected faults: nothing lost, nothing duplicated. */
 describe("client under faults", () => {
@@ -111,25 +111,63 @@ describe("client under faults", () => {
     );
   });
 
-  it("yields exactly one domain and one route when every create commits and then drops", async () => {
+  it("never claims what a create that commits and then drops made: it fails, naming the one object made", async () => {
     emulator().faults.set([{ endpoints: "domains/create,routes/create", commitThenDropRate: 1 }]);
+    emulator().requests.clear();
     const client = clientFor(emulator());
     const name = uniqueDomain("ctd");
-    const created = await client.createDomain(name);
-    expect(created).toMatchObject({ recovered: true, dnsRecords: undefined, domain: { name } });
-    const route = await client.createRoute({ name: "inbox", domainId: created.domain.id, endpointId: 1 });
-    expect(route).toMatchObject({ recovered: true, route: { name: "inbox", domainId: created.domain.id } });
+    const domainError = await failureOf(client.createDomain(name));
+    const domain = emulator().state.domains.find((d) => d.name === name)!;
+    expect(domainError).toMatchObject({
+      operation: "domains/create",
+      kind: "conflict",
+      code: "AnswerLostObjectExists",
+      existing: { id: domain.id },
+      outcomeUnknown: true,
+    });
+    expect(domainError.message).toContain("the answer to create was lost");
+    expect(domainError.message).toContain("now exists");
+    expect(isAnswerLostObjectExists(domainError)).toBe(true);
+
+    const routeError = await failureOf(
+      client.createRoute({ name: "inbox", domainId: domain.id, endpointId: 1 }),
+    );
+    const route = emulator().state.routes.find((r) => r.domainId === domain.id)!;
+    expect(routeError).toMatchObject({
+      operation: "routes/create",
+      code: "AnswerLostObjectExists",
+      existing: { id: route.id },
+      outcomeUnknown: true,
+    });
+    expect(isAnswerLostObjectExists(routeError)).toBe(true);
+
+    // Made with its records: the domain found is reported, not deleted to be made again.
+    const withRecords = uniqueDomain("ctd");
+    const creation = await client.createDomainWithRecords(withRecords);
+    const found = emulator().state.domains.find((d) => d.name === withRecords)!;
+    expect(creation).toMatchObject({ outcome: "answerLost", existing: { id: found.id } });
 
     emulator().faults.set([]);
-    expect((await client.listDomains()).filter((d) => d.name === name)).toHaveLength(1);
-    expect((await client.listRoutes()).filter((r) => r.domainId === created.domain.id)).toHaveLength(1);
-    const creates = emulator()
-      .requests.all()
-      .filter((e) => e.effect?.created?.name === name);
-    expect(creates).toHaveLength(1);
+    expect((await client.listDomains()).filter((d) => d.name === name)).toEqual([
+      expect.objectContaining({ id: domain.id }),
+    ]);
+    expect((await client.listDomains()).filter((d) => d.name === withRecords)).toEqual([
+      expect.objectContaining({ id: found.id }),
+    ]);
+    expect((await client.listRoutes()).filter((r) => r.domainId === domain.id)).toEqual([
+      expect.objectContaining({ id: route.id, name: "inbox" }),
+    ]);
+    // One create each (the lookup found the object, so none was sent again), and nothing deleted.
+    const log = emulator().requests.all();
+    expect(log.filter((e) => e.endpoint.endsWith("/create")).map((e) => e.endpoint)).toEqual([
+      "domains/create",
+      "routes/create",
+      "domains/create",
+    ]);
+    expect(log.filter((e) => e.effect?.deleted)).toEqual([]);
   });
 
-  it("never duplicates when answers are slower than the request timeout", async () => {
+  it("never duplicates when answers are slower than the request timeout, nor claims the domain", async () => {
     // Every create is handled 1 s after it arrives, ten times the request timeout: the client's
     // timer fires first however busy the machine, so each create's answer is lost.
     emulator().faults.set([{ endpoints: "domains/create", latencyMs: 1000 }]);
@@ -142,14 +180,22 @@ describe("client under faults", () => {
     });
     const name = uniqueDomain("slow");
     const before = emulator().requests.count("domains/create");
-    const created = await client.createDomain(name);
-    expect(created).toMatchObject({ recovered: true, domain: { name } });
+    const error = await failureOf(client.createDomain(name));
     // Let every late create land on the server (it logs a request once handled), then look.
     while (emulator().requests.count("domains/create") - before < creates.length) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     emulator().faults.set([]);
-    expect((await client.listDomains()).filter((d) => d.name === name)).toHaveLength(1);
+    const domains = (await client.listDomains()).filter((d) => d.name === name);
+    expect(domains).toHaveLength(1);
+    // The first create landed while the client was still sending: a lookup found it, and it is
+    // named, not taken.
+    expect(error).toMatchObject({
+      code: "AnswerLostObjectExists",
+      existing: { id: domains[0].id },
+      outcomeUnknown: true,
+    });
+    expect(creates.length).toBeGreaterThan(1);
   });
 
   it("shares one list request between 50 concurrent callers, and starts a new one after a write", async () => {
@@ -159,9 +205,10 @@ describe("client under faults", () => {
     expect(new Set(lists.map((list) => list.length)).size).toBe(1);
     expect(emulator().requests.count("domains/list")).toBe(1);
 
-    await clients[0].createDomain(uniqueDomain("sf")); // lists once itself, to see the name is free
+    await clients[0].createDomain(uniqueDomain("sf")); // lists nothing: the service refuses a taken name
+    expect(emulator().requests.count("domains/list")).toBe(1);
     const afterLists = await Promise.all(clients.slice(10, 20).map((client) => client.listDomains()));
-    expect(emulator().requests.count("domains/list")).toBe(3);
-    expect(afterLists[0].length).toBe(lists[0].length + 1);
+    expect(emulator().requests.count("domains/list")).toBe(2);
+    expect(new Set(afterLists.map((list) => list.length))).toEqual(new Set([lists[0].length + 1]));
   });
 });

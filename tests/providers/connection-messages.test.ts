@@ -52,12 +52,19 @@ describe("errors of the connection settings", () => {
 
   it("a key from stack config the service refuses: which key, what to set, then the service's words, then rotation advice worded as such", async () => {
     await configure({ "emailDelivery:baseUrl": emulator().emailApi.url, "emailDelivery:apiKey": WRONG_KEY });
+    emulator().requests.clear();
     const error = await failure(domainProvider.create(inputs));
+    // The create is the first request (nothing is listed before it): its refusal is the error.
+    expect(
+      emulator()
+        .requests.all()
+        .map((e) => e.endpoint),
+    ).toEqual(["domains/create"]);
     expect(lines(error)).toEqual([
       "The email service refused the API key from stack config `emailDelivery:apiKey` (InvalidServerAPIKey): " +
         "set a server API key of type API, from the mail server this stack manages (Postal: the server → Credentials), " +
         "with `pulumi config set --secret emailDelivery:apiKey …`.",
-      "domains/list failed (auth): [InvalidServerAPIKey] The API token provided in X-Server-API-Key was not valid.",
+      "domains/create failed (auth): [InvalidServerAPIKey] The API token provided in X-Server-API-Key was not valid.",
       "If this key worked before and you rotated it since: `pulumi refresh` and `pulumi destroy` use the stack config " +
         "saved at the last `pulumi up`, so run `pulumi up` first, pass `--run-program`, or set " +
         "EMAIL_DELIVERY_ROTATED_API_KEY to the new key for that command.",
@@ -68,11 +75,17 @@ describe("errors of the connection settings", () => {
   it("a key from the environment the service refuses: no rotation advice, which concerns saved stack config", async () => {
     await configure({ "emailDelivery:baseUrl": emulator().emailApi.url });
     process.env.EMAIL_DELIVERY_API_KEY = WRONG_KEY;
+    emulator().requests.clear();
     const error = await failure(domainProvider.create(inputs));
+    expect(
+      emulator()
+        .requests.all()
+        .map((e) => e.endpoint),
+    ).toEqual(["domains/create"]);
     expect(lines(error)).toEqual([
       "The email service refused the API key from the EMAIL_DELIVERY_API_KEY environment variable (InvalidServerAPIKey): " +
         "set it to a server API key of type API, from the mail server this stack manages (Postal: the server → Credentials).",
-      "domains/list failed (auth): [InvalidServerAPIKey] The API token provided in X-Server-API-Key was not valid.",
+      "domains/create failed (auth): [InvalidServerAPIKey] The API token provided in X-Server-API-Key was not valid.",
     ]);
   });
 

@@ -1,12 +1,20 @@
 import { domainProvider } from "../../src/providers";
+import { domainAnswerLost } from "../support/answer-lost";
 import { forgetSharedLists } from "../../src/client/process-runtime";
 import { forgetConfig } from "../../src/providers/connection";
 import { UNKNOWN } from "../../src/inputs";
+import type { RequestLogEntry } from "../../emulator";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureRequest, failure } from "../support/providers";
 
 const punycodeReason = (label: string) =>
   `has a label that starts with "xn--" but is not valid punycode ("${label}"): give the punycode form of the international name, e.g. "xn--bcher-kva.example" for "bücher.example"`;
+
+/** A logged request as `endpoint` or `endpoint:fault`. */
+const endpointAndFault = (e: RequestLogEntry) => `${e.endpoint}${e.fault ? `:${e.fault}` : ""}`;
+
+/** What a logged request created, deleted or changed on the service, if anything. */
+const changed = (e: RequestLogEntry) => e.effect?.created ?? e.effect?.deleted ?? e.effect?.updated;
 
 /** domainProvider called directly, as the provider host calls it, against the emulator. */
 describe("domainProvider", () => {
@@ -121,11 +129,11 @@ describe("domainProvider", () => {
   });
 
   describe("create, read, delete", () => {
-    it("creates with one list (the name is free) and one create, and records the DNS records", async () => {
+    it("creates with one request, no list before it, and records the DNS records", async () => {
       const name = uniqueDomain();
       emulator().requests.clear();
       const { id, outs } = await create(name);
-      expect(emulator().requests.counts()).toEqual({ "domains/list": 1, "domains/create": 1 });
+      expect(emulator().requests.counts()).toEqual({ "domains/create": 1 });
       expect(id).toBe(String(outs.domainId));
       expect(outs).toMatchObject({
         name,
@@ -196,17 +204,29 @@ describe("domainProvider", () => {
   });
 
   describe("a domain that already exists", () => {
-    it("fails without adopt, saying why and what to do", async () => {
+    it("fails without adopt, saying why and what to do: the service refuses the create, then a list names the holder", async () => {
       const name = uniqueDomain();
       const existing = await clientFor(emulator()).createDomain(name);
+      const before = structuredClone(emulator().state.domains.find((d) => d.id === existing.domain.id));
+      emulator().requests.clear();
       const error = await failure(create(name));
       expect(error.message).toContain(
-        `Domain ${name} already exists on the email service (id ${existing.domain.id}`,
+        `Domain ${name} already exists on the email service (id ${existing.domain.id}, created ${existing.domain.createdAt})`,
       );
       expect(error.message).toContain("set `adopt: true`");
+      // The create, refused (it changed nothing), then the list that names the holder.
+      expect(
+        emulator()
+          .requests.all()
+          .map((e) => [e.endpoint, changed(e)]),
+      ).toEqual([
+        ["domains/create", undefined],
+        ["domains/list", undefined],
+      ]);
+      expect(emulator().state.domains.filter((d) => d.name === name)).toEqual([before]);
     });
 
-    it("never deletes or claims one made by someone else moments before, even when its own create is lost", async () => {
+    it("never deletes or claims one made by someone else moments before when its own create is lost: fails naming it", async () => {
       // Another stack (or a person) made the domain, with a route, 2 s before this call.
       const name = uniqueDomain("shared");
       const theirs = await clientFor(emulator()).createDomain(name);
@@ -215,18 +235,18 @@ describe("domainProvider", () => {
         domainId: theirs.domain.id,
         endpointId: 1,
       });
-      // Every create of this call is lost on the way (dropped, or a proxy answering 502).
+      const before = structuredClone(emulator().state.domains.find((d) => d.id === theirs.domain.id));
+      // This call's create is lost on the way (dropped before the service handled it).
       emulator().faults.set([{ endpoints: "domains/create", dropRate: 1 }]);
       emulator().requests.clear();
       const error = await failure(create(name));
-      expect(error.message).toContain(
-        `Domain ${name} already exists on the email service (id ${theirs.domain.id}, created ${theirs.domain.createdAt})`,
-      );
-      expect(error.message).toContain("Nothing was changed. Either set `adopt: true`");
-      expect(error.message).toContain("or delete it on the service");
-      expect(emulator().requests.counts()).toEqual({ "domains/list": 1 });
-      const domains = await clientFor(emulator()).listDomains();
-      expect(domains.filter((d) => d.name === name).map((d) => d.id)).toEqual([theirs.domain.id]);
+      expect(error.message).toBe(domainAnswerLost(name, theirs.domain.id, theirs.domain.createdAt));
+      // The create and the list after its loss, nothing else: no delete, no second create.
+      expect(emulator().requests.all().map(endpointAndFault)).toEqual([
+        "domains/create:drop",
+        "domains/list",
+      ]);
+      expect(emulator().state.domains.filter((d) => d.name === name)).toEqual([before]);
       expect((await clientFor(emulator()).listRoutes()).map((r) => r.id)).toContain(theirRoute.route.id);
     });
 
@@ -246,42 +266,34 @@ describe("domainProvider", () => {
     });
   });
 
-  it("gets its records even when the create's answer is lost, making the domain again", async () => {
-    emulator().faults.set([{ endpoints: "domains/create", commitThenDropRate: 1, times: 2 }]);
+  it("fails when the create's answer is lost and the domain it made is there, naming it and leaving it as it is", async () => {
+    // The create is done, then its answer lost: the domain found may be this call's or another
+    // stack's made meanwhile, so it is neither recorded nor deleted (its DNS records are lost too).
+    emulator().faults.set([{ endpoints: "domains/create", commitThenDropRate: 1, times: 1 }]);
     emulator().requests.clear();
     const name = uniqueDomain("lost");
-    const { outs } = await create(name);
+    const error = await failure(create(name));
+    const held = emulator().state.domains.filter((d) => d.name === name);
+    expect(held).toHaveLength(1);
+    expect(error.message).toBe(domainAnswerLost(name, held[0].id, held[0].createdAt));
+    const requests = emulator().requests.all();
+    expect(requests.map(endpointAndFault)).toEqual(["domains/create:commit-then-drop", "domains/list"]);
+    expect(requests.map(changed)).toEqual([{ kind: "domain", id: held[0].id, name }, undefined]);
+  });
+
+  it("gets its records when the create's answer is lost and nothing was made: it lists, then creates again", async () => {
+    emulator().faults.set([{ endpoints: "domains/create", dropRate: 1, times: 1 }]);
+    emulator().requests.clear();
+    const name = uniqueDomain("lost");
+    const { id, outs } = await create(name);
     expect(outs.dnsRecords).toHaveLength(5);
     const held = emulator().state.domains.filter((d) => d.name === name);
-    expect(held.map((d) => d.id)).toEqual([outs.domainId]);
-    expect(
-      emulator()
-        .requests.all()
-        .map((e) => `${e.endpoint}${e.fault ? `:${e.fault}` : ""}`),
-    ).toEqual([
-      "domains/list",
-      "domains/create:commit-then-drop",
-      "domains/list",
-      "routes/list", // a domain with routes is not the one this call just made
-      "domains/delete",
-      "domains/list",
-      "domains/create:commit-then-drop",
-      "domains/list",
-      "routes/list",
-      "domains/delete",
+    expect(held.map((d) => String(d.id))).toEqual([id]);
+    expect(emulator().requests.all().map(endpointAndFault)).toEqual([
+      "domains/create:drop",
       "domains/list",
       "domains/create",
     ]);
-  });
-
-  it("gives up after three lost answers, leaving nothing behind", async () => {
-    emulator().faults.set([{ endpoints: "domains/create", commitThenDropRate: 1, times: 3 }]);
-    const name = uniqueDomain("lost");
-    const error = await failure(create(name));
-    expect(error.message).toBe(
-      `Domain ${name}: the service's answer to create was lost 3 times in a row, so its DNS records are unknown; the domain was deleted again. Run \`pulumi up\` again.`,
-    );
-    expect(emulator().state.domains.filter((d) => d.name === name)).toEqual([]);
   });
 
   it("fails naming both the stack config key and the environment variable when nothing is configured", async () => {

@@ -1,104 +1,136 @@
 import { domainProvider, routeProvider } from "../../src/providers";
+import { domainAnswerLost, routeAnswerLost } from "../support/answer-lost";
 import { forgetConfig } from "../../src/providers/connection";
-import { configureForUrl } from "../support/providers";
+import { configureForUrl, failure } from "../support/providers";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 
+/** The paths a scripted server received, without the API prefix. */
+const paths = (received: { path: string }[]) => received.map((r) => r.path.replace("/api/v1/", ""));
+
 /**
- * A busy service shared with another stack. This call lists (the name is free), sends its create,
- * and the connection drops before the request reached the service (nothing was made). Meanwhile
- * the other stack creates the same name. The lookup after the lost answer then finds the other
- * stack's object: the "free name" proof does not hold when the lost request never arrived.
+ * A busy service shared with another stack. This call sends its create and the connection drops
+ * before the request reached the service (nothing was made). Meanwhile the other stack creates the
+ * same name. The list after the lost answer then finds the other stack's object, which looks
+ * exactly like what this call's create would have made: nothing tells them apart (no idempotency
+ * key), so it is never claimed, changed or deleted, and the create fails naming it.
  */
 describe("a lost create that never arrived, while another stack creates the same name", () => {
   afterEach(() => forgetConfig());
 
-  it("the domain provider never deletes the other stack's domain (and its routes)", async () => {
-    const name = "race.example.com";
-    const theirs = { id: 7, uuid: "u-7", name, created_at: "2026-01-01T00:00:00Z" };
-    const records = [{ purpose: "spf", type: "TXT", name, value: "v=spf1 a mx ~all" }];
-    const server = await startScriptedServer([
-      { status: 200, body: envelope([]) }, // domains/list: free, proving nothing of that name exists
-      { drop: true }, // domains/create: dropped before the service handled it
-      { status: 200, body: envelope([theirs]) }, // domains/list (lookup): the other stack's domain
-      { status: 200, body: envelope({}) }, // domains/delete, if sent
-      { status: 200, body: envelope([]) }, // domains/list
-      { status: 200, body: envelope({ ...theirs, id: 8, dns_records: records }) }, // domains/create
-    ]);
-    try {
-      await configureForUrl(server.url, [domainProvider, routeProvider]);
-      await domainProvider.create({ name, adopt: false, __provider: "text" }).catch(() => undefined);
-      const deletes = server.received.filter((r) => r.path === "/api/v1/domains/delete");
-      expect(deletes.map((r) => JSON.parse(r.body))).toEqual([]);
-    } finally {
-      await server.close();
-    }
-  });
+  const name = "race.example.com";
+  const route = { id: 3, uuid: "r-3", name: "inbox", domain_id: 7, endpoint_id: 1 };
 
-  it("the domain provider never deletes a domain that already has routes, however recent", async () => {
-    // Created during this call by the other stack, which added a route at once: no clock tells it
-    // from ours, but a domain this call made a moment ago cannot have routes.
-    const name = "race.example.com";
-    const theirs = { id: 7, uuid: "u-7", name, created_at: new Date().toISOString() };
-    const route = { id: 3, uuid: "r-3", name: "inbox", domain_id: 7, endpoint_id: 1 };
+  it.each([
+    ["long before", "2026-01-01T00:00:00Z"],
+    // Made during this call, with a route added at once: no clock tells it from what ours made.
+    ["a moment ago", new Date().toISOString()],
+  ])(
+    "the domain provider fails naming the other stack's domain (made %s), and sends no delete and no second create",
+    async (_when, createdAt) => {
+      const theirs = { id: 7, uuid: "u-7", name, created_at: createdAt };
+      const server = await startScriptedServer([
+        { drop: true }, // domains/create: dropped before the service handled it
+        { status: 200, body: envelope([theirs]) }, // domains/list (lookup): the other stack's domain
+        { status: 200, body: envelope([route]) }, // routes/list, if sent
+        { status: 200, body: envelope({}) }, // domains/delete, if sent
+      ]);
+      try {
+        await configureForUrl(server.url, [domainProvider, routeProvider]);
+        const error = await failure(domainProvider.create({ name, adopt: false, __provider: "text" }));
+        expect(error.message).toBe(domainAnswerLost(name, 7, createdAt));
+        expect(paths(server.received)).toEqual(["domains/create", "domains/list"]);
+        expect(JSON.parse(server.received[0].body)).toEqual({ name });
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  it("the domain provider fails naming the other stack's domain when it lands after the lookup and refuses the resend", async () => {
+    // The list after the lost answer shows the name free; the create sent again is refused, since the
+    // other stack (or this call's own first create, arriving late) took the name meanwhile.
+    const theirs = { id: 7, uuid: "u-7", name, created_at: "2026-01-01T00:00:00Z" };
     const server = await startScriptedServer([
-      { status: 200, body: envelope([]) }, // domains/list: free
-      { drop: true }, // domains/create: dropped before the service handled it
-      { status: 200, body: envelope([theirs]) }, // domains/list (lookup): the other stack's domain
-      { status: 200, body: envelope([route]) }, // routes/list: it has a route
+      { drop: true }, // domains/create
+      { status: 200, body: envelope([]) }, // domains/list (lookup): nothing of that name yet
+      {
+        status: 200,
+        body: envelope({ code: "ValidationError", message: "Name is already added" }, "error"),
+      }, // domains/create, sent again: refused
+      { status: 200, body: envelope([theirs]) }, // domains/list: names the holder
+      { status: 200, body: envelope({}) }, // domains/delete, if sent
     ]);
     try {
       await configureForUrl(server.url, [domainProvider, routeProvider]);
-      const error = await domainProvider.create({ name, adopt: false, __provider: "text" }).then(
-        () => undefined,
-        (e: Error) => e,
-      );
-      expect(error?.message).toContain("already has 1 route(s), so it is not the one this call made");
-      expect(error?.message).toContain("Nothing was deleted.");
-      expect(server.received.map((r) => r.path.replace("/api/v1/", ""))).toEqual([
+      const error = await failure(domainProvider.create({ name, adopt: false, __provider: "text" }));
+      expect(error.message).toBe(domainAnswerLost(name, 7, theirs.created_at));
+      expect(paths(server.received)).toEqual([
+        "domains/create",
         "domains/list",
         "domains/create",
         "domains/list",
-        "routes/list",
       ]);
     } finally {
       await server.close();
     }
   });
 
-  // Not covered, and cannot be without an idempotency key: another stack creating the same name
-  // between this call's list and its lookup, and adding nothing to it. docs/reliability.md says so.
+  const wanted = {
+    name: "inbox",
+    domainId: 3,
+    endpointId: 1,
+    mode: "Endpoint",
+    spamMode: "Mark",
+    adopt: false,
+  };
+  // Identical to what this call asks for: another stack declaring the same route makes the same one.
+  const identical = {
+    id: 11,
+    uuid: "r-11",
+    name: "inbox",
+    domain_id: 3,
+    endpoint_id: 1,
+    mode: "Endpoint",
+    spam_mode: "Mark",
+  };
 
-  it("a lost create of a Hold route, whose endpoint the service clears, is this call's own", async () => {
-    // Postal keeps no endpoint on a route whose mode does not deliver (route-provider.ts says so):
-    // the lookup's "identical route" test never matches this call's own route.
-    const ours = {
-      id: 11,
-      uuid: "r-11",
-      name: "held",
-      domain_id: 3,
-      endpoint_id: null,
-      mode: "Hold",
-      spam_mode: "Mark",
-    };
+  it("the route provider never takes a route found after its lost create for its own, even one identical to the request", async () => {
     const server = await startScriptedServer([
-      { status: 200, body: envelope([]) }, // routes/list: free
-      { drop: true }, // routes/create: made, then the answer was lost
-      { status: 200, body: envelope([ours]) }, // routes/list (lookup)
-      {
-        status: 200,
-        body: envelope({ code: "RouteAlreadyExists", message: "Route already exists" }, "error"),
-      }, // resend
-      { status: 200, body: envelope([ours]) }, // routes/list, from then on
+      { drop: true }, // routes/create: dropped before the service handled it
+      { status: 200, body: envelope([identical]) }, // routes/list (lookup)
+      { status: 200, body: envelope(identical) }, // routes/update or routes/delete, if sent
     ]);
     try {
       await configureForUrl(server.url, [domainProvider, routeProvider]);
-      const outcome = await routeProvider
-        .create({ name: "held", domainId: 3, endpointId: 1, mode: "Hold", spamMode: "Mark", adopt: false })
-        .then(
-          (result) => result.id,
-          (error: Error) => error.message,
-        );
-      expect(outcome).toBe("11");
+      const error = await failure(routeProvider.create(wanted));
+      expect(error.message).toBe(routeAnswerLost("inbox", 3, 11));
+      expect(paths(server.received)).toEqual(["routes/create", "routes/list"]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the route provider fails naming the other stack's route when it lands after the lookup and refuses the resend", async () => {
+    const server = await startScriptedServer([
+      { drop: true }, // routes/create
+      { status: 200, body: envelope([]) }, // routes/list (lookup): nothing of that name yet
+      {
+        status: 200,
+        body: envelope({ code: "RouteAlreadyExists", message: "Route already exists" }, "error"),
+      }, // routes/create, sent again: refused
+      { status: 200, body: envelope([identical]) }, // routes/list: names the holder
+      { status: 200, body: envelope(identical) }, // routes/update or routes/delete, if sent
+    ]);
+    try {
+      await configureForUrl(server.url, [domainProvider, routeProvider]);
+      const error = await failure(routeProvider.create(wanted));
+      expect(error.message).toBe(routeAnswerLost("inbox", 3, 11));
+      expect(paths(server.received)).toEqual([
+        "routes/create",
+        "routes/list",
+        "routes/create",
+        "routes/list",
+      ]);
     } finally {
       await server.close();
     }
@@ -108,23 +140,27 @@ describe("a lost create that never arrived, while another stack creates the same
 describe("create answers that do not fit the request", () => {
   afterEach(() => forgetConfig());
 
-  it("an answer to domains/create that names another domain is not taken as this call's domain", async () => {
+  it("an answer to domains/create that names another domain is not taken as this call's domain: it lists, then creates again", async () => {
     // A desynchronised keep-alive connection or a caching proxy hands back another request's answer.
     const other = { id: 7, uuid: "u-7", name: "someone-else.example.com", created_at: null, dns_records: [] };
+    const records = [{ purpose: "spf", type: "TXT", name: "mine.example.com", value: "v=spf1 a mx ~all" }];
+    const mine = { id: 8, uuid: "u-8", name: "mine.example.com", created_at: null, dns_records: records };
     const server = await startScriptedServer([
-      { status: 200, body: envelope([]) }, // domains/list: free
       { status: 200, body: envelope(other) }, // domains/create: someone else's domain
+      { status: 200, body: envelope([other]) }, // domains/list (lookup): none of this call's name
+      { status: 200, body: envelope(mine) }, // domains/create, sent again
     ]);
     try {
       await configureForUrl(server.url, [domainProvider, routeProvider]);
-      const outcome = await domainProvider
-        .create({ name: "mine.example.com", adopt: false, __provider: "text" })
-        .then(
-          (result) => result.id,
-          () => "refused",
-        );
+      const { id, outs } = await domainProvider.create({
+        name: "mine.example.com",
+        adopt: false,
+        __provider: "text",
+      });
       // Recording id 7 makes a later destroy delete someone-else.example.com.
-      expect(outcome).not.toBe("7");
+      expect(id).toBe("8");
+      expect(outs).toMatchObject({ domainId: 8, name: "mine.example.com" });
+      expect(paths(server.received)).toEqual(["domains/create", "domains/list", "domains/create"]);
     } finally {
       await server.close();
     }
@@ -135,22 +171,15 @@ describe("create answers that do not fit the request", () => {
     const name = "flat.example.com";
     const created = { id: 5, uuid: "u-5", name, created_at: null, spf_record: "v=spf1 ~all" };
     const server = await startScriptedServer([
-      { status: 200, body: envelope([]) }, // domains/list
       { status: 200, body: envelope(created) }, // domains/create
       { status: 200, body: envelope({ id: 5, name }) }, // domains/delete
     ]);
     try {
       await configureForUrl(server.url, [domainProvider, routeProvider]);
-      const error = await domainProvider.create({ name, adopt: false, __provider: "text" }).then(
-        () => undefined,
-        (e: Error) => e,
-      );
-      expect(error?.message).toContain("its answer carried no DNS records");
-      expect(server.received.map((r) => r.path.replace("/api/v1/", ""))).toEqual([
-        "domains/list",
-        "domains/create",
-        "domains/delete",
-      ]);
+      const error = await failure(domainProvider.create({ name, adopt: false, __provider: "text" }));
+      expect(error.message).toContain("its answer carried no DNS records");
+      expect(paths(server.received)).toEqual(["domains/create", "domains/delete"]);
+      expect(JSON.parse(server.received[1].body)).toMatchObject({ id: 5 });
     } finally {
       await server.close();
     }

@@ -1,9 +1,18 @@
+import * as http from "node:http";
+import { routeAnswerLost } from "../support/answer-lost";
 import { routeProvider } from "../../src/providers";
 import { UNKNOWN } from "../../src/inputs";
+import type { RequestLogEntry } from "../../emulator";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureForUrl, failure } from "../support/providers";
 import { forgetConfig } from "../../src/providers/connection";
-import { envelope, startScriptedServer } from "../support/scripted-server";
+import { envelope, listenOnLoopback, startScriptedServer } from "../support/scripted-server";
+
+/** A logged request as `endpoint` or `endpoint:fault`. */
+const endpointAndFault = (e: RequestLogEntry) => `${e.endpoint}${e.fault ? `:${e.fault}` : ""}`;
+
+/** What a logged request created, deleted or changed on the service, if anything. */
+const changed = (e: RequestLogEntry) => e.effect?.created ?? e.effect?.deleted ?? e.effect?.updated;
 
 /** routeProvider called directly, as the provider host calls it, against the emulator. */
 describe("routeProvider", () => {
@@ -142,11 +151,46 @@ describe("routeProvider", () => {
     await expect(routeProvider.delete(id, updated.outs)).resolves.toBeUndefined(); // already gone
   });
 
-  it("creates 50 routes at once with 50 creates and two lists (each list sent after the creates it serves began)", async () => {
+  it("creates 50 routes at once with 50 creates and no list", async () => {
     emulator().requests.clear();
     const created = await Promise.all(Array.from({ length: 50 }, () => routeProvider.create(inputs())));
     expect(new Set(created.map((route) => route.id)).size).toBe(50);
-    expect(emulator().requests.counts()).toEqual({ "routes/list": 2, "routes/create": 50 });
+    expect(emulator().requests.counts()).toEqual({ "routes/create": 50 });
+  });
+
+  describe("when the create's answer is lost", () => {
+    afterEach(() => emulator().faults.set([]));
+
+    it("fails when a route of that name is then on the domain, naming it, and changes nothing", async () => {
+      // Made by this call's create, or by another stack's meanwhile: nothing tells which.
+      const wanted = inputs();
+      emulator().faults.set([{ endpoints: "routes/create", commitThenDropRate: 1, times: 1 }]);
+      emulator().requests.clear();
+      const error = await failure(routeProvider.create(wanted));
+      const held = emulator().state.routes.filter((r) => r.domainId === domainId && r.name === wanted.name);
+      expect(held).toHaveLength(1);
+      expect(error.message).toBe(routeAnswerLost(wanted.name, domainId, held[0].id));
+      const requests = emulator().requests.all();
+      expect(requests.map(endpointAndFault)).toEqual(["routes/create:commit-then-drop", "routes/list"]);
+      expect(requests.map(changed)).toEqual([
+        { kind: "route", id: held[0].id, name: expect.stringMatching(new RegExp(`^${wanted.name}@`)) },
+        undefined,
+      ]);
+    });
+
+    it("creates it again when nothing was made, after one list", async () => {
+      const wanted = inputs();
+      emulator().faults.set([{ endpoints: "routes/create", dropRate: 1, times: 1 }]);
+      emulator().requests.clear();
+      const { id } = await routeProvider.create(wanted);
+      const held = emulator().state.routes.filter((r) => r.domainId === domainId && r.name === wanted.name);
+      expect(held.map((r) => String(r.id))).toEqual([id]);
+      expect(emulator().requests.all().map(endpointAndFault)).toEqual([
+        "routes/create:drop",
+        "routes/list",
+        "routes/create",
+      ]);
+    });
   });
 
   it("reads a route deleted outside Pulumi as gone", async () => {
@@ -171,9 +215,10 @@ describe("routeProvider", () => {
   });
 
   describe("a route that already exists", () => {
-    it("is never claimed without adopt, even when identical: another resource may own it", async () => {
+    it("is never claimed without adopt, even when identical: the service refuses the create, and it is left as it is", async () => {
       const wanted = inputs();
       const existing = await clientFor(emulator()).createRoute(wanted);
+      const before = structuredClone(emulator().state.routes.find((r) => r.id === existing.route.id));
       emulator().requests.clear();
       const error = await failure(routeProvider.create(wanted));
       expect(error.message).toBe(
@@ -182,7 +227,18 @@ describe("routeProvider", () => {
           "Nothing was changed. Either set `adopt: true` to manage it here (only if nothing else does), " +
           "or delete it on the service and run `pulumi up` again.",
       );
-      expect(emulator().requests.count("routes/create")).toBe(0);
+      // The create, refused (it changed nothing), then the list that names the holder.
+      expect(
+        emulator()
+          .requests.all()
+          .map((e) => [e.endpoint, changed(e)]),
+      ).toEqual([
+        ["routes/create", undefined],
+        ["routes/list", undefined],
+      ]);
+      expect(
+        emulator().state.routes.filter((r) => r.domainId === domainId && r.name === wanted.name),
+      ).toEqual([before]);
     });
 
     it("fails when it differs, saying how", async () => {
@@ -259,12 +315,23 @@ describe("routeProvider against a service that clears the endpoint of a non-deli
       mode: "Hold",
       spam_mode: "Mark",
     };
-    const server = await startScriptedServer([
-      { status: 200, body: envelope([]) }, // routes/list (the name is free)
-      { status: 200, body: envelope(route) }, // routes/create
-      // The read's routes: the create's list, with the route as the create answered it (write-through).
-      { status: 200, body: envelope([{ id: 4, uuid: "d", name: "x.example.com" }]) }, // domains/list (read)
-    ]);
+    // Answers by path: the read sends its two lists at once, in no set order.
+    const answers: Record<string, string> = {
+      "/api/v1/routes/create": envelope(route),
+      "/api/v1/routes/list": envelope([route]),
+      "/api/v1/domains/list": envelope([{ id: 4, uuid: "d", name: "x.example.com" }]),
+    };
+    const received: string[] = [];
+    const server = await listenOnLoopback(
+      http.createServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+          received.push(req.url ?? "");
+          res.writeHead(answers[req.url ?? ""] ? 200 : 404);
+          res.end(answers[req.url ?? ""] ?? "");
+        });
+      }),
+    );
     try {
       await configureForUrl(server.url, [routeProvider]);
       const wanted = {
@@ -277,10 +344,12 @@ describe("routeProvider against a service that clears the endpoint of a non-deli
       };
       const { outs } = await routeProvider.create(wanted);
       expect(outs.endpointId).toBe(2);
+      expect(received).toEqual(["/api/v1/routes/create"]); // no list before the create
       const read = await routeProvider.read("9", outs);
       expect(read.props).toMatchObject({ endpointId: 2, mode: "Hold" });
       expect(await routeProvider.diff("9", read.props, wanted)).toMatchObject({ changes: false });
     } finally {
+      forgetConfig();
       await server.close();
     }
   });

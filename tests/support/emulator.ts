@@ -1,4 +1,10 @@
-import { ClientSettings, createClient, EmailDeliveryClient } from "../../src/client";
+import {
+  ClientSettings,
+  createClient,
+  EmailApiError,
+  EmailDeliveryClient,
+  isEmailApiError,
+} from "../../src/client";
 import { Emulator, EmulatorOptions, startEmulator } from "../../emulator";
 
 /** Starts an emulator for the file's tests (free ports on 127.0.0.1) and stops it afterwards. */
@@ -34,3 +40,14 @@ export function uniqueDomain(prefix = "d"): string {
   return `${prefix}${uniqueCounter}-${process.pid}.example.com`;
 }
 let uniqueCounter = 0;
+
+/** The EmailApiError a call fails with; anything else (or success) fails the test. */
+export async function failureOf(promise: Promise<unknown>): Promise<EmailApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isEmailApiError(error)) return error;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
+}
