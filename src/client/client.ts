@@ -3,8 +3,15 @@ import { createdDomainSchema, domainCheckSchema, domainListSchema } from "./doma
 import { isObjectNotFound } from "./errors";
 import { execute, Operation, systemTime } from "./execute";
 import { createdServerSchema, encodeMessage, encodeServer, sentMessageSchema } from "./messages";
-import { answerLostObjectExists, findDomain, sameDomainName, sameRouteName } from "./natural-keys";
+import {
+  answerLostObjectExists,
+  findDomain,
+  refuseIfMadeBefore,
+  sameDomainName,
+  sameRouteName,
+} from "./natural-keys";
 import { ListPage, readWholeList } from "./pages";
+import { lookUpAfterLostAnswer } from "./lost-answer-lookup";
 import { defaultRetryPolicy, RetryPolicy } from "./retry";
 import {
   encodeCreateRoute,
@@ -15,7 +22,7 @@ import {
 } from "./routes";
 import type { ClientSettings, ListOptions } from "./settings";
 import { domainChecked, domainDeleted, putObject, removeObject, routeWritten } from "./list-patches";
-import { freshList, ListChanges, ListKind, ListKinds, sharedList, writeThrough } from "./shared-lists";
+import { ListChanges, sharedList, writeThrough } from "./shared-lists";
 import { Transport } from "./transport";
 import type {
   CreatedDomain,
@@ -67,8 +74,9 @@ export class EmailDeliveryClient {
    * `AnswerLostObjectExists`, naming it.
    */
   async createDomain(name: string): Promise<CreatedDomain> {
-    const run = () =>
-      this.execute<CreatedDomain>({
+    const startedAt = Date.now();
+    const run = async () => {
+      const created = await this.execute<CreatedDomain>({
         operation: "domains/create",
         body: { name },
         parse: (data) => {
@@ -81,22 +89,24 @@ export class EmailDeliveryClient {
         },
         afterLostAnswer: {
           lookup: async (timeoutMs) => {
-            const listed = await this.listAfterLostAnswer("domains", () =>
-              this.fetchDomains({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs),
+            const domain = await lookUpAfterLostAnswer(
+              this.transport.listKey("domains looked up"),
+              () => this.fetchDomains({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs),
+              timeoutMs,
+              (listed) => findDomain(listed, name),
             );
-            const domain = findDomain(listed, name);
             return domain && { id: domain.id, createdAt: domain.createdAt };
           },
           unproven: (holder) => answerLostObjectExists("domains/create", `a domain named ${name}`, holder),
         },
       });
+      refuseIfMadeBefore(created.domain, startedAt);
+      return created;
+    };
     return this.write(run, { domains: (created) => putObject(created.domain) });
   }
 
-  /**
-   * Adds a domain and gets its DNS records, making it again when the answer carrying them was lost
-   * (domain-creation.ts): the outcome says what was made, kept or left alone.
-   */
+  /** Adds a domain and gets its DNS records (domain-creation.ts): what was made, or why nothing was kept. */
   createDomainWithRecords(name: string): Promise<DomainCreation> {
     return createDomainWithRecords(this, name);
   }
@@ -152,10 +162,12 @@ export class EmailDeliveryClient {
         },
         afterLostAnswer: {
           lookup: async (timeoutMs) => {
-            const listed = await this.listAfterLostAnswer("routes", () =>
-              this.fetchRoutes({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs),
+            const route = await lookUpAfterLostAnswer(
+              this.transport.listKey("routes looked up"),
+              () => this.fetchRoutes({ maxAttempts: 1, budgetMs: timeoutMs }, timeoutMs),
+              timeoutMs,
+              (listed) => listed.find((candidate) => sameRouteName(candidate, input)),
             );
-            const route = listed.find((candidate) => sameRouteName(candidate, input));
             return route && { id: route.id, createdAt: null };
           },
           unproven: (holder) =>
@@ -231,17 +243,6 @@ export class EmailDeliveryClient {
       afterLostAnswer: "resend",
       settleAfterLostAnswer: (error) => (isObjectNotFound(error) ? { value: undefined } : undefined),
     });
-  }
-
-  /**
-   * A list sent after a create's answer was lost, shared with the lookups of other creates that
-   * lost theirs meanwhile (a network blip loses many at once): one list answers them all.
-   */
-  private listAfterLostAnswer<K extends ListKind>(
-    kind: K,
-    fetch: () => Promise<ListKinds[K][]>,
-  ): Promise<readonly ListKinds[K][]> {
-    return freshList(this.transport.listKey(kind), fetch, true);
   }
 
   private fetchDomains(policy?: Partial<RetryPolicy>, timeoutMs?: number): Promise<Domain[]> {

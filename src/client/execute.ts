@@ -171,8 +171,11 @@ function answerStep<T>(
   }
   if (error.kind !== "transient") return { to: "fail", error };
   const refused = error.httpStatus === 429 ? { refused: true as const } : {};
-  // A 429 or 503 was refused before any work; a refused connection never arrived.
-  const mayHaveBeenApplied = error.httpStatus !== 429 && error.httpStatus !== 503 && !neverSent(error);
+  // A 429 was refused before any work; a refused connection never arrived. So was a 503 the
+  // service sends, but a proxy's 503 (Envoy's after the upstream closed, Heroku's router while
+  // the app finishes) can follow work done: a create looks before it sends again.
+  const refusedBeforeWork = error.httpStatus === 429 || (error.httpStatus === 503 && !hasLookup);
+  const mayHaveBeenApplied = !refusedBeforeWork && !neverSent(error);
   if (!mayHaveBeenApplied)
     return { to: "next", phase: { phase: state.phase, failure: error }, wait: true, ...refused };
   if (op.afterLostAnswer === "stop") return { to: "fail", error, outcomeUnknown: true };

@@ -56,6 +56,41 @@ export function answerLostObjectExists(
   });
 }
 
+/** Clocks of client and service may differ by this much. */
+const CLOCK_SKEW_MS = 60_000;
+
+/** True when `createdAt` is well before `time` (clock skew allowed); false when unknown. */
+export function madeBefore(createdAt: string | null, time: number): boolean {
+  const made = createdAt ? Date.parse(createdAt) : NaN;
+  return !Number.isNaN(made) && made < time - CLOCK_SKEW_MS;
+}
+
+/**
+ * Refuses a domain a create was answered with that was made well before the call began: a
+ * deployment that answers a create of a name it holds with the holder (a get-or-create fork, a
+ * proxy's cache) did not make it for this call, so it is never recorded or deleted as this call's.
+ */
+export function refuseIfMadeBefore(domain: Domain, startedAt: number): void {
+  if (!madeBefore(domain.createdAt, startedAt)) return;
+  throw new EmailApiError({
+    operation: "domains/create",
+    kind: "conflict",
+    code: "AlreadyExists",
+    serviceMessage: `a domain named ${domain.name} already exists (id ${domain.id}, created ${domain.createdAt}): the service answered the create with it`,
+    existing: { id: domain.id, createdAt: domain.createdAt },
+  });
+}
+
+/** A lookup whose list did not answer within what was left of the create's try. */
+export function lookupCutShort(operation: string, timeoutMs: number): EmailApiError {
+  return new EmailApiError({
+    operation,
+    kind: "transient",
+    code: "ETIMEDOUT",
+    serviceMessage: `the list looking for what a create made did not answer within ${Math.round(timeoutMs / 1000)} s`,
+  });
+}
+
 /** Whether an error is `answerLostObjectExists`'s. */
 export function isAnswerLostObjectExists(
   error: unknown,

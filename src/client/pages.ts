@@ -1,4 +1,4 @@
-import { EmailApiError } from "./errors";
+import { EmailApiError, EmailApiErrorDetails } from "./errors";
 
 /**
  * Paged lists. Postal answers a list with every object at once; a fork wraps it as
@@ -110,6 +110,20 @@ export function repeatedId(items: readonly { id: number }[]): number | undefined
 }
 
 /**
+ * A paged list that could not be read to its end (`IncompleteList`), with every object its pages
+ * did show: enough to prove an object is there, never that one is not.
+ */
+export class IncompleteListError<T> extends EmailApiError {
+  constructor(
+    details: EmailApiErrorDetails,
+    /** The objects the pages read showed, every try's. */
+    readonly shown: readonly T[],
+  ) {
+    super(details);
+  }
+}
+
+/**
  * A whole list, following its pages when the answer is paged, through `readPage` (one request for
  * one page, `{}` for the first). A list that changes while it is paged is read again from the
  * start, twice at most; one whose pages cannot be followed is refused (`IncompleteList`).
@@ -118,6 +132,7 @@ export async function readWholeList<T extends { id: number }>(
   operation: string,
   readPage: (body: Record<string, unknown>) => Promise<ListPage<T>>,
 ): Promise<T[]> {
+  const shown: T[] = [];
   for (let restarts = 0; ; restarts++) {
     const first = await readPage({});
     const items = [...first.items];
@@ -144,13 +159,17 @@ export async function readWholeList<T extends { id: number }>(
       step = { next: "restart", reason: `object ${repeated} came back on two pages` };
     }
     if (step.next === "done") return items;
+    shown.push(...items);
     if (step.next === "refuse" || restarts === 2) {
-      throw new EmailApiError({
-        operation,
-        kind: "validation",
-        code: "IncompleteList",
-        serviceMessage: `the list is paged and could not be read to its end: ${step.reason}; nothing is read as deleted from a partial list`,
-      });
+      throw new IncompleteListError(
+        {
+          operation,
+          kind: "validation",
+          code: "IncompleteList",
+          serviceMessage: `the list is paged and could not be read to its end: ${step.reason}; nothing is read as deleted from a partial list`,
+        },
+        shown,
+      );
     }
   }
 }

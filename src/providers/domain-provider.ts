@@ -82,6 +82,12 @@ export const domainProvider: DomainProvider = {
     // The client makes the domain and gets its records; it never takes or deletes a domain it cannot
     // prove it made (client/natural-keys.ts).
     const creation = await client.createDomainWithRecords(inputs.name);
+    // Made meanwhile by whoever (another party, or this call's create whose answer was lost):
+    // with `adopt`, the user takes it over whoever made it, as when it was there before.
+    if (inputs.adopt && (creation.outcome === "taken" || creation.outcome === "answerLost")) {
+      const existing = findDomain(await client.listDomains({ fresh: true }), inputs.name);
+      if (existing) return { id: String(existing.id), outs: domainOutputs(inputs, existing, []) };
+    }
     if (creation.outcome !== "created") throw creationFailure(inputs.name, creation);
     const { domain, dnsRecords } = creation;
     return { id: String(domain.id), outs: domainOutputs(inputs, domain, dnsRecords) };

@@ -3,7 +3,7 @@ import {
   EmailApiError,
   EmailDeliveryClient,
   isAnswerLostObjectExists,
-  isEmailApiError,
+  isNameTaken,
   isObjectNotFound,
   ListOptions,
   Route,
@@ -100,8 +100,13 @@ export const routeProvider: RouteProvider = {
       const { route } = await client.createRoute(inputs);
       return { id: String(route.id), outs: routeOutputs(route, inputs) };
     } catch (error) {
-      if (isAnswerLostObjectExists(error)) throw answerLost(inputs, error);
-      if (!isConflict(error)) throw error;
+      const lost = isAnswerLostObjectExists(error);
+      if (!lost && !isNameTaken(error)) throw error;
+      // Made meanwhile by whoever (another party, or this call's create whose answer was lost):
+      // with `adopt`, the user takes it over whoever made it, as when it was there before.
+      const found = inputs.adopt ? await findRoute(client, inputs, { fresh: true }) : undefined;
+      if (found) return { id: String(found.id), outs: await converge(client, found, inputs) };
+      if (lost) throw answerLost(inputs, error);
       // Refused by the service, so not made by this call, even when it is identical: another Route
       // resource or stack may own it, and sharing one id would let either delete the other's
       // route. A list only on this failure, sent after the refusal, to name the holder.
@@ -217,8 +222,4 @@ function answerLost(inputs: RouteInputs, error: EmailApiError & { existing: { id
       "`pulumi up` again. If it is someone else's, choose another name.",
     { cause: error },
   );
-}
-
-function isConflict(error: unknown): error is EmailApiError {
-  return isEmailApiError(error) && error.kind === "conflict";
 }

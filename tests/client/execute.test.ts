@@ -98,9 +98,21 @@ describe("execute", () => {
   });
 
   it("never sends sooner than Retry-After asks", async () => {
-    const { log, result } = run([{ fails: unavailable(3000) }, { answer: "made" }]);
+    const { log, result } = run([{ fails: unavailable(3000) }, { answer: "made" }], {
+      afterLostAnswer: "resend",
+    });
     await expect(result).resolves.toBe("made");
     expect(log).toEqual(["send", "sleep 3000", "send"]);
+  });
+
+  it("a create looks before it sends again after a 503: a proxy's can follow work done", async () => {
+    const { log, result } = run([{ fails: unavailable(3000) }, { found: undefined }, { answer: "made" }]);
+    await expect(result).resolves.toBe("made");
+    expect(log).toEqual(["send", "sleep 3000", "lookup", "send"]);
+    // A 429 is the service's own refusal before any work: sent again without looking.
+    const limited = run([{ fails: tooMany(1000) }, { answer: "made" }]);
+    await expect(limited.result).resolves.toBe("made");
+    expect(limited.log).toEqual(["send", "sleep 1000", "send"]);
   });
 
   it("does not retry what is not transient", async () => {
@@ -287,7 +299,7 @@ describe("execute", () => {
       const timeouts: number[] = [];
       const { result } = run(
         [],
-        {},
+        { afterLostAnswer: "resend" },
         {
           policy,
           send: async (_request, _attempt, timeoutMs) => {
@@ -306,7 +318,7 @@ describe("execute", () => {
       // 20 s in all, all of it queued: the service has had none of the 10 s budget yet.
       const { log, result } = run(
         [{ fails: unavailable(), tookMs: 20_000, queuedMs: 20_000 }, { answer: "made" }],
-        {},
+        { afterLostAnswer: "resend" },
         { policy },
       );
       await expect(result).resolves.toBe("made");
