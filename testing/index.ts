@@ -34,3 +34,14 @@ export {
   type SpfCheck,
   type SpfResult,
 } from "./judge-sent";
+export {
+  assertNoPolicyViolations,
+  checkPolicies,
+  formatPolicyViolation,
+  type AssertPolicyOptions,
+  type CheckPoliciesOptions,
+  type PolicyCheck,
+  type PolicyLevel,
+  type PolicyNotApplicable,
+  type PolicyViolation,
+} from "./check-policies";

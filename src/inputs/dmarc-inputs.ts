@@ -84,7 +84,7 @@ export function dmarcProblems(args: unknown, path = "dmarc"): CheckFailure[] {
  * Why a report URI is refused, or undefined when it is a `mailto:` URI with one address and an
  * optional size limit (RFC 7489 §6.2, §6.4; RFC 6068 for `mailto:`).
  */
-function reportUriProblem(value: unknown): string | undefined {
+export function reportUriProblem(value: unknown): string | undefined {
   const example = '"mailto:dmarc@example.com"';
   if (typeof value !== "string") return `must be a mailto: URI such as ${example}, not ${described(value)}`;
   if (value === "") return `must not be empty: give a mailto: URI such as ${example}`;

@@ -1,6 +1,7 @@
 import { DMARC_RECORD_PREFIX } from "../dns/dmarc-args";
 import { parseDmarc } from "../dns/dmarc";
-import { organizationalDomain } from "../receivers/dmarc-evaluation";
+import { reportUriProblem } from "../inputs/dmarc-inputs";
+import { dmarcDisposition, dmarcPercent, organizationalDomain } from "../receivers/dmarc-evaluation";
 import { unquoteTxt } from "../dns/txt";
 import { resourceRule, ResourceSubject, stackRule, type StackResource } from "./policy-kit";
 import { groupBy, knownString, UNKNOWN } from "./props";
@@ -35,6 +36,8 @@ interface DmarcSubject {
   policy: string | undefined;
   /** `sp`, lowercase, when said. */
   subdomainPolicy: string | undefined;
+  /** `pct`, as receivers read it (100 when not said). */
+  percent: number;
   /** `rua`'s URIs. */
   aggregateReports: unknown[];
   /** How to change it: in the `Domain`'s settings, or in the record's content. */
@@ -56,6 +59,7 @@ function dmarcSubject(subject: ResourceSubject<object>): DmarcSubject | undefine
       domain: domain.name,
       policy: knownString(domain.dmarc.policy),
       subdomainPolicy: knownString(domain.dmarc.subdomainPolicy),
+      percent: dmarcPercent(String(domain.dmarc.percent ?? 100)),
       // An address not known yet is an address: only an empty list asks for no reports.
       aggregateReports: Array.isArray(reports)
         ? reports.filter((uri) => typeof uri === "string" || uri === UNKNOWN)
@@ -77,6 +81,7 @@ function dmarcSubject(subject: ResourceSubject<object>): DmarcSubject | undefine
     domain: record.name.slice(DMARC_RECORD_PREFIX.length + 1),
     policy: tags.p?.toLowerCase(),
     subdomainPolicy: tags.sp?.toLowerCase(),
+    percent: dmarcPercent(tags.pct),
     aggregateReports: (tags.rua ?? "")
       .split(",")
       .map((uri) => uri.trim())
@@ -167,11 +172,15 @@ export const dmarcPublished = stackRule({
   },
 });
 
-/** `email-dmarc-enforced` (advisory): in production stacks, `p` and `sp` are "quarantine" or "reject". */
+/**
+ * `email-dmarc-enforced` (mandatory; it applies only in production stacks): there, `p` and `sp` are
+ * "quarantine" or "reject", and sampled (`pct`) so that receivers apply them to some mail.
+ */
 export const dmarcEnforced = resourceRule<{ productionStacks: string[] }>({
   name: "email-dmarc-enforced",
-  description: 'In production, DMARC asks receivers to act: p and sp are "quarantine" or "reject".',
-  enforcementLevel: "advisory",
+  description:
+    'In production, DMARC asks receivers to act: p and sp are "quarantine" or "reject", at a pct above 0.',
+  enforcementLevel: "mandatory",
   config: { productionStacks: productionStacksSchema(DEFAULT_PRODUCTION_STACKS) },
   validate(subject, report) {
     const dmarc = dmarcSubject(subject);
@@ -190,6 +199,19 @@ export const dmarcEnforced = resourceRule<{ productionStacks: string[] }>({
       report(
         `${dmarc.label} publishes DMARC sp=${subdomains} ${stack}: mail in its subdomains' names that fails ` +
           `DMARC is only reported. Set ${where(dmarc, "subdomainPolicy")} to "quarantine" or "reject".`,
+      );
+    }
+    // An enforcing policy sampled at pct=0: every message gets the next-lower policy (RFC 7489 §6.6.4).
+    const sampled = [...new Set([dmarc.policy, subdomains])].filter(
+      (policy): policy is "quarantine" | "reject" =>
+        ENFORCING.includes(policy ?? "") &&
+        dmarcDisposition(policy as "quarantine" | "reject", dmarc.percent).applied === "none",
+    );
+    for (const policy of sampled) {
+      report(
+        `${dmarc.label} publishes DMARC ${policy === dmarc.policy ? "p" : "sp"}=${policy} with pct=${dmarc.percent} ${stack}: ` +
+          "receivers apply it to none of the failing mail, which gets p=none instead (RFC 7489 §6.6.4), so nothing is " +
+          `enforced. Set ${dmarc.via === "settings" ? "dmarc.percent" : "the record's pct= tag"} to 100 (or leave it out).`,
       );
     }
   },
@@ -222,7 +244,19 @@ export const dmarcAggregateReports = resourceRule({
   enforcementLevel: "advisory",
   validate(subject, report) {
     const dmarc = dmarcSubject(subject);
-    if (!dmarc || dmarc.aggregateReports.length > 0) return;
+    if (!dmarc) return;
+    // Receivers send aggregate reports by mail only (RFC 7489 §6.2): another scheme gets none.
+    const refused = dmarc.aggregateReports.flatMap((uri) => {
+      const problem = typeof uri === "string" ? reportUriProblem(uri) : undefined;
+      return problem ? [`"${uri}" ${problem}`] : [];
+    });
+    if (refused.length > 0) {
+      report(
+        `${dmarc.label} asks for DMARC aggregate reports (rua) at a URI receivers do not send to: ${listed(refused)}. ` +
+          `Set ${where(dmarc, "aggregateReports")} to mailto: URIs.`,
+      );
+    }
+    if (dmarc.aggregateReports.length > 0) return;
     const address = `mailto:dmarc@${dmarc.domain ?? "example.com"}`;
     report(
       `${dmarc.label} asks for no DMARC aggregate reports (rua), so nobody sees who sends mail in the ` +

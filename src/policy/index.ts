@@ -23,15 +23,19 @@ import type {
   StackValidationPolicy,
 } from "@pulumi/policy";
 import { dmarcAggregateReports, dmarcEnforced, dmarcPublished, dmarcSubdomainPolicy } from "./dmarc-rules";
+import { dkimKey, dmarcAlignment } from "./dkim-alignment-rules";
 import { mxSingleProvider } from "./mx-rule";
 import { routeDelivers } from "./route-rule";
 import { spfRecord, spfSingleRecord } from "./spf-rules";
 import { dnsTtl } from "./ttl-rule";
 import { verificationRequired } from "./verification-rule";
+import { currentStack, DEFAULT_PRODUCTION_STACKS, isProductionStack } from "./stage";
 
 export { DEFAULT_PRODUCTION_STACKS, isProductionStack } from "./stage";
 export {
+  dkimKey,
   dmarcAggregateReports,
+  dmarcAlignment,
   dmarcEnforced,
   dmarcPublished,
   dmarcSubdomainPolicy,
@@ -49,8 +53,10 @@ const ALL_POLICIES = [
   dmarcEnforced,
   dmarcSubdomainPolicy,
   dmarcAggregateReports,
+  dmarcAlignment,
   spfRecord,
   spfSingleRecord,
+  dkimKey,
   mxSingleProvider,
   verificationRequired,
   routeDelivers,
@@ -66,8 +72,10 @@ export type EmailDeliveryPolicyName =
   | "email-dmarc-enforced"
   | "email-dmarc-subdomain-policy"
   | "email-dmarc-aggregate-reports"
+  | "email-dmarc-alignment"
   | "email-spf-record"
   | "email-spf-single-record"
+  | "email-dkim-key"
   | "email-mx-single-provider"
   | "email-verification"
   | "email-route-mode"
@@ -85,19 +93,46 @@ export interface EmailDeliveryPolicyOptions {
   /**
    * An enforcement level per policy, instead of its own. A config file's level still wins, and so
    * does its `"all"`.
-   * @default each policy's own: "mandatory" for the SPF and MX rules, "advisory" for the rest
-   * @example { "email-dmarc-enforced": "mandatory" }
+   * @default each policy's own: "mandatory" for the SPF, MX and DMARC enforcement rules, and in a
+   * production stack (see `stack`) for {@link PRODUCTION_MANDATORY} too; "advisory" for the rest
+   * @example { "email-dmarc-enforced": "advisory" }
    */
   enforcementLevels?: Partial<Record<EmailDeliveryPolicyName, EnforcementLevel>>;
+  /**
+   * The stack the pack runs for, which decides the default levels: in a stack that matches
+   * `productionStacks` (without regard to case), the rules of {@link PRODUCTION_MANDATORY} are
+   * mandatory; elsewhere advisory.
+   * @default the stack the engine runs the pack for (`PULUMI_NODEJS_STACK`); none outside the engine
+   * @example "production"
+   */
+  stack?: string;
 }
+
+/**
+ * The rules, advisory elsewhere, that are mandatory by default in a production stack: what they
+ * find leaves spoofing open (no DMARC policy, DMARC on a DKIM nothing checks) or fails every
+ * signature (a revoked, testing or short DKIM key). The SPF, MX and DMARC enforcement rules are
+ * mandatory in every stack they apply to.
+ */
+export const PRODUCTION_MANDATORY: readonly EmailDeliveryPolicyName[] = [
+  "email-dmarc-published",
+  "email-dmarc-alignment",
+  "email-dkim-key",
+];
 
 /**
  * The package's policies, with the pack's defaults. Each keeps its name, so a config file
  * (`pulumi preview --policy-pack-config`) sets its level and settings per stack.
  */
 export function emailDeliveryPolicies(options: EmailDeliveryPolicyOptions = {}): Policies {
+  const stack = options.stack ?? currentStack();
+  const production =
+    stack !== undefined && isProductionStack(stack, options.productionStacks ?? DEFAULT_PRODUCTION_STACKS);
   return ALL_POLICIES.map((policy) => {
-    const level = options.enforcementLevels?.[policy.name as EmailDeliveryPolicyName];
+    const name = policy.name as EmailDeliveryPolicyName;
+    const level =
+      options.enforcementLevels?.[name] ??
+      (production && PRODUCTION_MANDATORY.includes(name) ? ("mandatory" as const) : undefined);
     const withLevel = { ...policy, ...(level && { enforcementLevel: level }) };
     return options.productionStacks ? withProductionStacks(withLevel, options.productionStacks) : withLevel;
   });

@@ -1,7 +1,16 @@
 import { ExistingRecordPolicies } from "../resources/existing-record-policies";
 import { stackRule } from "./policy-kit";
 import { groupBy } from "./props";
-import { domainLabel, domainsOf, isDomainsOwnRecord, listed, recordFacts, recordLabel } from "./resources";
+import {
+  domainLabel,
+  domainsOf,
+  isDomainsOwnRecord,
+  listed,
+  RecordFacts,
+  recordFacts,
+  recordLabel,
+} from "./resources";
+import { RecordName, recordName, stackZones, unresolvedName } from "./zones";
 
 /**
  * Inbound mail goes to one provider: a receiving `Domain` does not publish the service's MX
@@ -15,6 +24,9 @@ export const mxSingleProvider = stackRule({
     "A receiving Domain's MX records are not published beside another provider's, unless declared (existingRecords.mx: \"add\").",
   enforcementLevel: "mandatory",
   validate(resources, _config, report) {
+    const domains = domainsOf(resources);
+    const zones = stackZones(resources, domains);
+    const unresolved: { record: RecordFacts; at: Extract<RecordName, { possible: string[] }> }[] = [];
     const mxRecords = resources.flatMap((resource) => {
       const record = recordFacts(resource.type, resource.name, resource.props);
       if (record?.type !== "MX" || !record.name) return [];
@@ -22,10 +34,13 @@ export const mxSingleProvider = stackRule({
       const owner = isDomainsOwnRecord(resource.parent?.urn, resource.name)
         ? resource.parent!.urn
         : undefined;
-      return [{ record, owner }];
+      const at = recordName(record, resource.dependencies, zones);
+      if ("name" in at) return [{ record, name: at.name, owner }];
+      unresolved.push({ record, at });
+      return [];
     });
-    const mxAt = groupBy(mxRecords, ({ record }) => record.name!);
-    for (const [urn, domain] of domainsOf(resources)) {
+    const mxAt = groupBy(mxRecords, ({ name }) => name);
+    for (const [urn, domain] of domains) {
       if (!domain.cloudflare || !domain.mx || !domain.name) continue;
       const atName = mxAt.get(domain.name) ?? [];
       // An adopted domain that exists publishes nothing: it publishes MX only if the stack shows its own.
@@ -42,6 +57,16 @@ export const mxSingleProvider = stackRule({
         ({ record, owner }) =>
           owner !== urn && (zoneId === undefined || record.zoneId === undefined || record.zoneId === zoneId),
       );
+      // A record whose name the stack cannot tell, in the Domain's zone, where it may be: flagged.
+      for (const { record, at } of unresolved) {
+        if (zoneId !== undefined && record.zoneId !== undefined && record.zoneId !== zoneId) continue;
+        if (at.possible.length > 0 && !at.possible.includes(domain.name)) continue;
+        report(
+          `${unresolvedName(recordLabel(record), at)}, so whether it splits the inbound mail of ${domainLabel(domain)}, ` +
+            "which publishes the service's MX records, cannot be checked.",
+          urn,
+        );
+      }
       if (others.length === 0) continue;
       report(
         `${domainLabel(domain)} publishes the service's MX records at ${domain.name}, and the stack declares ` +

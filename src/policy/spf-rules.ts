@@ -2,9 +2,11 @@ import { SPF_LOOKUP_LIMIT, spfLookupTerms } from "../dns/spf-lookup-count";
 import { isAll, isSpfRecord, parseSpf } from "../dns/spf-record";
 import { readSpfTerms } from "../dns/spf-syntax";
 import { unquoteTxt } from "../dns/txt";
+import { spfOpenFamilies } from "../receivers/spf-open";
 import { ExistingRecordPolicies } from "../resources/existing-record-policies";
 import { resourceRule, stackRule } from "./policy-kit";
 import { groupBy, UNKNOWN } from "./props";
+import { RecordName, recordName, stackZones, unresolvedName } from "./zones";
 import {
   DomainFacts,
   domainLabel,
@@ -40,12 +42,14 @@ export const spfRecord = resourceRule({
     const record = recordFacts(subject.type, subject.name, subject.props);
     if (!record || record.type !== "TXT") return;
     if (record.content === UNKNOWN) {
-      if (isDomainSpf(record, subject.parent)) {
-        subject.notApplicable(
-          "the SPF record's content is the service's, known once it has answered (`pulumi up`)",
-        );
-      }
-      return;
+      // A Domain's other records (DKIM, return path) are the service's, and not SPF.
+      if (isDomainsOwnRecord(subject.parent, record.resourceName) && !isDomainSpf(record, subject.parent))
+        return;
+      subject.notApplicable(
+        isDomainSpf(record, subject.parent)
+          ? "the SPF record's content is the service's, known once it has answered (`pulumi up`)"
+          : "the TXT record's content is not known until `pulumi up` (another resource's output): whether it is an SPF record, and how it reads, is judged then, before it is written",
+      );
     }
     const text = typeof record.content === "string" ? unquoteTxt(record.content) : "";
     if (!isSpfRecord(text)) return;
@@ -69,6 +73,13 @@ export const spfRecord = resourceRule({
         `${label} needs at least ${lookups.length} DNS lookups (${lookups.map((term) => term.text).join(", ")}), ` +
           `over RFC 7208's limit of ${SPF_LOOKUP_LIMIT}: receivers answer permerror. Replace includes with the ` +
           "ip4:/ip6: ranges they stand for, or drop senders you no longer use.",
+      );
+    }
+    for (const open of spfOpenFamilies(syntax.terms)) {
+      report(
+        `${label} lets any server send as the domain over ${open.family}: ${open.terms.map((term) => `"${term}"`).join(" and ")} ` +
+          `cover${open.terms.length === 1 ? "s" : ""} every ${open.family} address, which then passes as with "+all". ` +
+          'List only your senders\' networks, and end the record with "-all" or "~all".',
       );
     }
     const terms = parseSpf(text)?.terms ?? [];
@@ -129,7 +140,9 @@ export const spfSingleRecord = stackRule({
   enforcementLevel: "mandatory",
   validate(resources, _config, report) {
     const domains = domainsOf(resources);
+    const zones = stackZones(resources, domains);
     const publishers: SpfPublisher[] = [];
+    const doubtful: { record: RecordFacts; at: RecordName; urn: string }[] = [];
     for (const resource of resources) {
       const domain = domains.get(resource.urn);
       if (domain) {
@@ -151,10 +164,17 @@ export const spfSingleRecord = stackRule({
       // A Domain's own SPF record is counted through its settings (an adopted one's, here).
       if (owner && !owner.adopt) continue;
       const record = recordFacts(resource.type, resource.name, resource.props);
-      if (!record?.name || record.type !== "TXT" || typeof record.content !== "string") continue;
-      if (!isSpfRecord(unquoteTxt(record.content))) continue;
+      if (!record?.name || record.type !== "TXT") continue;
+      const spf = typeof record.content === "string" && isSpfRecord(unquoteTxt(record.content));
+      if (!spf && (record.content !== UNKNOWN || owner)) continue;
+      const at = recordName(record, resource.dependencies, zones);
+      // Judged below, against the publishers: a name the stack cannot tell, or content not known yet.
+      if (!("name" in at) || !spf) {
+        doubtful.push({ record, at, urn: resource.urn });
+        continue;
+      }
       publishers.push({
-        name: record.name,
+        name: at.name,
         zoneId: record.zoneId,
         label: owner ? domainLabel(owner) : recordLabel(record),
         urn: resource.urn,
@@ -164,6 +184,7 @@ export const spfSingleRecord = stackRule({
     }
     // By name: a stack of a thousand domains compares each with the few at its name.
     const atName = groupBy(publishers, (publisher) => publisher.name);
+    for (const { record, at, urn } of doubtful) reportDoubtful(record, at, publishers, atName, urn, report);
     for (const publisher of publishers) {
       const others = atName
         .get(publisher.name)!
@@ -190,3 +211,41 @@ export const spfSingleRecord = stackRule({
     }
   },
 });
+
+/**
+ * A TXT record the stack rule cannot place or read (its name relative to a zone the stack does not
+ * name, or its content unknown in a preview) where another SPF record may be: said, never passed
+ * in silence, so the preview stops it before `up` writes a second record.
+ */
+function reportDoubtful(
+  record: RecordFacts,
+  at: RecordName,
+  publishers: readonly SpfPublisher[],
+  atName: Map<string, SpfPublisher[]>,
+  urn: string,
+  report: (message: string, urn: string) => void,
+): void {
+  const sameZone = (other: SpfPublisher) =>
+    other.zoneId === undefined || record.zoneId === undefined || other.zoneId === record.zoneId;
+  const names = "name" in at ? [at.name] : at.possible;
+  const others = (names.length > 0 ? names.flatMap((name) => atName.get(name) ?? []) : publishers).filter(
+    sameZone,
+  );
+  if (others.length === 0) return;
+  const label = recordLabel(record);
+  const also = `${listed(others.map((other) => `${other.label} at ${other.name}`))} publishes one`;
+  if (!("name" in at)) {
+    report(
+      `${unresolvedName(label, at)}, so whether it is a second SPF record beside ${also} cannot be checked: ` +
+        "with two at one name, receivers answer permerror for every message (RFC 7208 §3.2).",
+      urn,
+    );
+    return;
+  }
+  report(
+    `${label}'s content is not known in this preview (another resource's output), and ${also} at ${at.name}: ` +
+      "if it is an SPF record, the name has two, and receivers answer permerror for every message (RFC 7208 §3.2). " +
+      "Give it content known at preview, or put every sender in one record.",
+    urn,
+  );
+}

@@ -23,14 +23,17 @@ export function currentStack(env: NodeJS.ProcessEnv = process.env): string | und
   return env.PULUMI_NODEJS_STACK || undefined;
 }
 
-/** Whether `stack` matches one of `patterns` (whole names; `*` matches any characters). */
+/**
+ * Whether `stack` matches one of `patterns`: whole names, without regard to case (`Production` and
+ * `PROD` are production), `*` matching any characters.
+ */
 export function isProductionStack(stack: string, patterns: readonly string[]): boolean {
   return patterns.some((pattern) => {
     const expression = pattern
       .split("*")
       .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
       .join(".*");
-    return new RegExp(`^${expression}$`).test(stack);
+    return new RegExp(`^${expression}$`, "i").test(stack);
   });
 }
 

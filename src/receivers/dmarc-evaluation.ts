@@ -133,17 +133,30 @@ export function evaluateDmarc(
   const spfAligned = authenticated.spf.result === "pass" && aligned(authenticated.spf.domain, from, aspf);
   const dkimAligned = authenticated.dkim.result === "pass" && aligned(authenticated.dkim.domain, from, adkim);
   const policy = policyOf(found.atOrganization && tags.sp !== undefined ? tags.sp : tags.p, tags);
-  const pct = /^\d{1,3}$/.test(tags.pct ?? "") ? Math.min(100, Number(tags.pct)) : 100;
+  const pct = dmarcPercent(tags.pct);
   return {
     result: spfAligned || dkimAligned ? "pass" : "fail",
     policy,
     percent: pct,
-    disposition: { applied: pct > 0 ? policy : LOWER[policy], rest: pct < 100 ? LOWER[policy] : policy },
+    disposition: dmarcDisposition(policy, pct),
     spfAligned,
     dkimAligned,
     aspf,
     adkim,
   };
+}
+
+/** `pct` as receivers read it: 0 to 100, else (absent or not a number) 100 (RFC 7489 §6.3). */
+export function dmarcPercent(pct: string | undefined): number {
+  return /^\d{1,3}$/.test(pct ?? "") ? Math.min(100, Number(pct)) : 100;
+}
+
+/**
+ * What failing mail gets under `policy` at `percent` (RFC 7489 §6.6.4): the policy for the share
+ * sampled, the next-lower policy for the rest (`p=quarantine; pct=0`: every message gets `none`).
+ */
+export function dmarcDisposition(policy: DmarcPolicyName, percent: number): DmarcOutcome["disposition"] {
+  return { applied: percent > 0 ? policy : LOWER[policy], rest: percent < 100 ? LOWER[policy] : policy };
 }
 
 /** A `p`/`sp` value; one that is not a policy counts as `none` (§6.6.3: with a valid `rua`, as none). */

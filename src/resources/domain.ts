@@ -3,6 +3,7 @@ import type { DnsRecord } from "../client";
 import type { ReceiversVerdicts } from "../receivers/judge";
 import { DmarcArgs, dmarcRecordContent } from "../dns";
 import { CHECK_NAMES, dmarcProblems, domainNameProblem } from "../inputs";
+import { dmarcRestsOnDkimAlone } from "../inputs/dmarc-alignment";
 import { publishRecords, zonePreflight } from "./publish-records";
 import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
 import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
@@ -215,14 +216,11 @@ function dmarcContent(name: string, args: DomainArgs, parent: pulumi.Resource): 
  * are plain values; not an error, since DKIM may well pass.
  */
 function warnDmarcRestsOnDkim(name: string, args: DomainArgs, parent: pulumi.Resource): void {
-  if (args.dmarc?.spfAlignment !== "strict" || args.dmarc.policy === "none") return;
-  const checks = args.verification === false ? [] : args.verification?.checks;
-  if (checks === undefined || (Array.isArray(checks) && checks.includes("dkim"))) return;
-  if (!Array.isArray(checks) && args.verification !== false) return; // an output: judged at the wait
+  const alone = dmarcRestsOnDkimAlone(args.dmarc, args.verification);
+  if (alone === undefined || alone === "unknown") return; // an output: judged at the wait
   pulumi.log.warn(
     `Domain ${name}: dmarc.spfAlignment is "strict", so the service's mail (its envelope sender is at the ` +
-      `return path, psrp.<name>) passes DMARC p=${args.dmarc.policy} by DKIM alone, and ` +
-      (args.verification === false ? "verification is off" : "verification.checks leaves dkim out") +
+      `return path, psrp.<name>) passes DMARC p=${args.dmarc!.policy} by DKIM alone, and ${alone}` +
       ': add "dkim" to verification.checks, or use relaxed alignment.',
     parent,
   );

@@ -26,6 +26,10 @@ const GOOD_DMARC = (name: string) => ({
   aggregateReports: [`mailto:dmarc@${name}`],
 });
 
+/** A 2048-bit RSA key, as a DKIM record's p=. */
+const KEY_2048 =
+  "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA3ByVqFMhrQkD2f6hZ32LAB0H2N7WZQ+yVCNbq8MNhlba75j0gaIjJUJhxiildgo0Tz4ppnVym6J0Clq1NS/8gsn0Fk/t2EU94lV6DYjI1QorHRiOnFG3vegqEZjQHVL3AnuchxoJhbVRjtOt9uMmYwohikeYsPyZHiQaom3CQ6R8nnWcIJhj9AFdtbKk2192/Oj/ZfLsGed9/PaKFmandA7yKrhkxGL11JmE5WcfvJJ0GoIr4ZooEzJU+Gi1gCyXiTa8Kjg9DKoMV0hTD9kDudRN6a0izlLqbwrD0IM45YZp55jTYCazUt6o773a59tnS2kCIjvVGyV8js0Qiv/wvQIDAQAB";
+
 const spfRecord = (content: string) => (name: string, zoneId: string) => [
   { zoneId, name, type: "TXT", content: `"${content}"`, ttl: 3600 },
 ];
@@ -99,6 +103,23 @@ const CASES: Record<EmailDeliveryPolicyName, { pass: Case; violate: Case; says: 
     pass: { route: { mode: "Endpoint" } },
     violate: { route: { mode: "Hold" } },
     says: "sends its mail to Hold in production stack",
+  },
+  "email-dmarc-alignment": {
+    pass: { domain: { dmarc: { ...GOOD_DMARC("x.example.com"), spfAlignment: "strict" } } },
+    violate: {
+      domain: {
+        dmarc: { ...GOOD_DMARC("x.example.com"), spfAlignment: "strict" },
+        verification: { checks: ["spf", "mx", "returnPath"] },
+      },
+    },
+    says: "passes DMARC p=reject by DKIM alone, and verification.checks leaves dkim out",
+  },
+  "email-dkim-key": {
+    pass: {
+      records: (name, zoneId) => spfRecord(`v=DKIM1; k=rsa; p=${KEY_2048}`)(`s1._domainkey.${name}`, zoneId),
+    },
+    violate: { records: (name, zoneId) => spfRecord("v=DKIM1; k=rsa; p=")(`s1._domainkey.${name}`, zoneId) },
+    says: "revokes its key (p= is empty)",
   },
   // The Domain's TTL is set through its zone settings: run by its own test below.
   "email-dns-ttl": { pass: {}, violate: {}, says: "has a TTL of 60s (cloudflare.ttl)" },

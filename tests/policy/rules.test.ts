@@ -46,11 +46,13 @@ describe("the pack's policies", () => {
     expect(new Set(POLICY_NAMES).size).toBe(POLICY_NAMES.length);
     expect(policies.map((p) => [p.name, p.enforcementLevel])).toEqual([
       ["email-dmarc-published", "advisory"],
-      ["email-dmarc-enforced", "advisory"],
+      ["email-dmarc-enforced", "mandatory"],
       ["email-dmarc-subdomain-policy", "advisory"],
       ["email-dmarc-aggregate-reports", "advisory"],
+      ["email-dmarc-alignment", "advisory"],
       ["email-spf-record", "mandatory"],
       ["email-spf-single-record", "mandatory"],
+      ["email-dkim-key", "advisory"],
       ["email-mx-single-provider", "mandatory"],
       ["email-verification", "advisory"],
       ["email-route-mode", "advisory"],
@@ -108,7 +110,7 @@ describe("email-dmarc-enforced", () => {
     );
     expect(of(analysis, policy)).toEqual([
       [
-        "advisory",
+        "mandatory",
         expect.stringContaining(
           'Domain "primary" (mail.example.com) publishes DMARC p=none in production stack "production": receivers only ' +
             'report mail that fails DMARC. Set dmarc.policy to "quarantine" or "reject"',
@@ -120,7 +122,7 @@ describe("email-dmarc-enforced", () => {
   it("sp weaker than p in production, and a record written by hand, read with the package's DMARC parser", async () => {
     const weakSubdomains = domain("primary", { dmarc: { ...DMARC_OK, subdomainPolicy: "none" } });
     expect(of(await analyzeResource(policies, weakSubdomains), policy)).toEqual([
-      ["advisory", expect.stringContaining("publishes DMARC sp=none in production stack")],
+      ["mandatory", expect.stringContaining("publishes DMARC sp=none in production stack")],
     ]);
     const handMade = dnsRecord("dmarc", {
       type: "TXT",
@@ -129,7 +131,7 @@ describe("email-dmarc-enforced", () => {
     });
     expect(of(await analyzeResource(policies, handMade), policy)).toEqual([
       [
-        "advisory",
+        "mandatory",
         expect.stringContaining(
           `DnsRecord "dmarc" (TXT at _dmarc.${NAME}) publishes DMARC p=none in production stack "production"`,
         ),
