@@ -94,7 +94,7 @@ export function lookupCutShort(operation: string, timeoutMs: number): EmailApiEr
 /** Whether an error is `answerLostObjectExists`'s. */
 export function isAnswerLostObjectExists(
   error: unknown,
-): error is EmailApiError & { existing: ExistingObject } {
+): error is EmailApiError & Required<Pick<EmailApiError, "existing">> {
   return isEmailApiError(error) && error.code === "AnswerLostObjectExists" && error.existing !== undefined;
 }
 
