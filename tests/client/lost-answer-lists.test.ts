@@ -1,6 +1,6 @@
 import { isAnswerLostObjectExists } from "../../src/client";
-import { FRESH_LIST_GATHER, processRuntime } from "../../src/client/process-runtime";
-import { SingleFlight } from "../../src/client/single-flight";
+import { FRESH_LIST_GATHER } from "../../src/client/process-runtime";
+import { useCountedLists } from "../support/counted-lists";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { FakeClock } from "../support/fake-clock";
 
@@ -13,37 +13,21 @@ import { FakeClock } from "../support/fake-clock";
  * together the same way.
  */
 
-/** The process's lists, on `clock`, counting the callers of fresh lists (the lookups). */
-class CountedLists extends SingleFlight {
-  lookups = 0;
-  override runStartedAfterCall<T>(key: string, start: () => Promise<T>, gather?: boolean): Promise<T> {
-    this.lookups++;
-    return super.runStartedAfterCall(key, start, gather);
-  }
-}
-
 const N = 30;
 
 describe("lists after lost answers", () => {
   const emulator = useEmulator();
-  let clock: FakeClock;
-  let lists: CountedLists;
-  let before: SingleFlight;
+  let clock = new FakeClock();
   beforeEach(() => {
     clock = new FakeClock();
-    lists = new CountedLists({ gather: FRESH_LIST_GATHER, clock });
-    before = processRuntime().lists;
-    processRuntime().lists = lists;
     emulator().requests.clear();
   });
-  afterEach(() => {
-    processRuntime().lists = before;
-    emulator().faults.set([]);
-  });
+  afterEach(() => emulator().faults.set([]));
+  const lists = useCountedLists(() => clock);
 
   /** Waits (on events, not a time bound) until `count` lookups have joined, then lets the window pass. */
   async function releaseWhenJoined(count: number): Promise<void> {
-    while (lists.lookups < count) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (lists().callers < count) await new Promise((resolve) => setTimeout(resolve, 5));
     await clock.run(FRESH_LIST_GATHER.maxMs);
   }
 
@@ -61,7 +45,7 @@ describe("lists after lost answers", () => {
       ),
     );
     expect(sent("domains/list") + sent("routes/list")).toBe(0);
-    expect(lists.lookups).toBe(0);
+    expect(lists().callers).toBe(0);
   });
 
   it(`${N} creates whose requests were dropped unhandled share one list, then each is sent again and made once`, async () => {

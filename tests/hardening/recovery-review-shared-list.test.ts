@@ -1,6 +1,6 @@
 import { createDomainWithRecords } from "../../src/client/domain-creation";
-import { FRESH_LIST_GATHER, processRuntime } from "../../src/client/process-runtime";
-import { SingleFlight } from "../../src/client/single-flight";
+import { FRESH_LIST_GATHER } from "../../src/client/process-runtime";
+import { useCountedLists } from "../support/counted-lists";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { FakeClock } from "../support/fake-clock";
 
@@ -18,33 +18,16 @@ import { FakeClock } from "../support/fake-clock";
  * already exists (id …) and this stack did not create it … set `adopt: true` …". Before this
  * commit the refused create's list had its own, retried request.
  *
- * FAILS against f139362: the taken domain's call rejects with the lookup list's 503.
+ * Failed against f139362 (the taken domain's call rejected with the lookup list's 503); lookups
+ * have had lists of their own since.
  */
-
-/** The process's lists on a fake clock, counting callers of fresh lists. */
-class CountedLists extends SingleFlight {
-  callers = 0;
-  override runStartedAfterCall<T>(key: string, start: () => Promise<T>, gather?: boolean): Promise<T> {
-    this.callers++;
-    return super.runStartedAfterCall(key, start, gather);
-  }
-}
 
 describe("a fresh list shared with a lost answer's lookup", () => {
   const emulator = useEmulator();
-  let clock: FakeClock;
-  let lists: CountedLists;
-  let before: SingleFlight;
-  beforeEach(() => {
-    clock = new FakeClock();
-    lists = new CountedLists({ gather: FRESH_LIST_GATHER, clock });
-    before = processRuntime().lists;
-    processRuntime().lists = lists;
-  });
-  afterEach(() => {
-    processRuntime().lists = before;
-    emulator().faults.set([]);
-  });
+  let clock = new FakeClock();
+  beforeEach(() => (clock = new FakeClock()));
+  afterEach(() => emulator().faults.set([]));
+  const counted = useCountedLists(() => clock);
 
   const until = async (condition: () => boolean) => {
     while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -69,7 +52,7 @@ describe("a fresh list shared with a lost answer's lookup", () => {
       (error: unknown) => ((aDone = true), Promise.reject(error)),
     );
     a.catch(() => undefined);
-    await until(() => lists.callers >= 1);
+    await until(() => counted().callers >= 1);
 
     // B: a Domain whose name another stack holds. The service refuses it; it lists to name the holder.
     const b = createDomainWithRecords(client, takenName);
@@ -77,7 +60,7 @@ describe("a fresh list shared with a lost answer's lookup", () => {
       (value) => ({ ok: true as const, value }),
       (error: unknown) => ({ ok: false as const, error: error as Error }),
     );
-    await until(() => lists.callers >= 2);
+    await until(() => counted().callers >= 2);
 
     // Let the gathering windows pass (A looks again after its list fails).
     while (!aDone) {
