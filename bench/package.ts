@@ -27,6 +27,8 @@ export interface InstalledPackage {
   dir: string;
   /** The installed package's providers, loaded into this process as its loaders load them. */
   providers: BenchProviders;
+  /** Loads a module as the project would (`pulumi-email-delivery/policy`, …). */
+  require<T>(id: string): T;
   /** The `__provider` text each resource type stores, as a program in the project registers it. */
   texts: Record<StoredType, string>;
   remove(): Promise<void>;
@@ -61,8 +63,13 @@ export async function installPackage(): Promise<InstalledPackage> {
       registrations.find((r) => r.type === `pulumi-nodejs:dynamic/email-delivery:${type}`)!.inputs.__provider,
     ]),
   ) as Record<StoredType, string>;
-  const providers = createRequire(path.join(project.dir, "/"))(
-    "pulumi-email-delivery/providers",
-  ) as BenchProviders;
-  return { dir: project.dir, providers, texts, remove: () => fs.rm(work, { recursive: true, force: true }) };
+  const fromProject = createRequire(path.join(project.dir, "/"));
+  const providers = fromProject("pulumi-email-delivery/providers") as BenchProviders;
+  return {
+    dir: project.dir,
+    providers,
+    require: <T>(id: string) => fromProject(id) as T,
+    texts,
+    remove: () => fs.rm(work, { recursive: true, force: true }),
+  };
 }

@@ -127,7 +127,13 @@ async function main(): Promise<void> {
     progress("service checks per verified domain, DNS-first against service-only (fake clock)");
     const dnsFirst = await measureDnsFirst();
     progress(`policy pack over N = ${zoneSizes.join(", ")} domains, against the same calls with no policy`);
-    const policyScale = await measurePolicyScale(zoneSizes);
+    const policyScale = await measurePolicyScale(zoneSizes, {
+      policies: () =>
+        installed
+          .require<typeof import("../src/policy")>("pulumi-email-delivery/policy")
+          .emailDeliveryPolicies(),
+      rounds: smoke ? 1 : 5,
+    });
 
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),

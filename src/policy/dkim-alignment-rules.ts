@@ -6,8 +6,9 @@ import { knownObject, knownString, UNKNOWN } from "./props";
 import {
   domainFacts,
   domainLabel,
-  isDomainsOwnRecord,
+  ownRecordPurpose,
   recordFacts,
+  RECORD_TYPES,
   recordLabel,
   TYPE_TOKENS,
 } from "./resources";
@@ -32,12 +33,15 @@ export const dkimKey = resourceRule({
   description:
     "A DKIM key record declared by hand holds a key verifiers use: not revoked, not testing, 1024 bits or more.",
   enforcementLevel: "advisory",
+  appliesTo: RECORD_TYPES,
   validate(subject, report) {
-    const record = recordFacts(subject.type, subject.name, subject.props);
-    if (!record || record.type !== "TXT" || !record.name || !DKIM_NAME.test(record.name)) return;
-    if (isDomainsOwnRecord(subject.parent, subject.name)) {
+    // A Domain's own records are known by their names, before their properties are read.
+    const own = ownRecordPurpose(subject.parent, subject.name);
+    if (own === "dkim")
       subject.notApplicable("the Domain's own DKIM record is the service's, checked by its verification");
-    }
+    if (own) return;
+    const record = recordFacts(subject);
+    if (!record || record.type !== "TXT" || !record.name || !DKIM_NAME.test(record.name)) return;
     if (record.content === UNKNOWN) {
       subject.notApplicable(
         "the DKIM record's content is not known until `pulumi up` (another resource's output): its key is judged then, before it is written",
@@ -79,8 +83,8 @@ export const dmarcAlignment = resourceRule({
   name: "email-dmarc-alignment",
   description: "A Domain whose DMARC passes by DKIM alone (strict SPF alignment) waits for its DKIM check.",
   enforcementLevel: "advisory",
+  appliesTo: [TYPE_TOKENS.Domain],
   validate(subject, report) {
-    if (subject.type !== TYPE_TOKENS.Domain) return;
     const domain = domainFacts(subject.name, subject.props);
     if (!domain) return;
     if (domain.dmarc === UNKNOWN)

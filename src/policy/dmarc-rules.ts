@@ -13,6 +13,7 @@ import {
   isDomainsOwnRecord,
   listed,
   recordFacts,
+  RECORD_TYPES,
   recordLabel,
   TYPE_TOKENS,
 } from "./resources";
@@ -46,6 +47,9 @@ interface DmarcSubject {
 
 const ENFORCING = ["quarantine", "reject"];
 
+/** The resources a DMARC policy is declared by: a `Domain`'s settings, or a record. */
+const DMARC_SUBJECT_TYPES = [TYPE_TOKENS.Domain, ...RECORD_TYPES] as const;
+
 /** The DMARC policy a resource declares, or undefined when it declares none (or it is not known yet). */
 function dmarcSubject(subject: ResourceSubject<object>): DmarcSubject | undefined {
   if (subject.type === TYPE_TOKENS.Domain) {
@@ -69,7 +73,7 @@ function dmarcSubject(subject: ResourceSubject<object>): DmarcSubject | undefine
   }
   // A Domain's own DMARC record is judged through the Domain's settings, once.
   if (isDomainsOwnRecord(subject.parent, subject.name)) return undefined;
-  const record = recordFacts(subject.type, subject.name, subject.props);
+  const record = recordFacts(subject);
   if (!record || record.type !== "TXT" || !record.name?.startsWith(`${DMARC_RECORD_PREFIX}.`))
     return undefined;
   if (record.content === UNKNOWN)
@@ -115,7 +119,7 @@ function dmarcPublishers(resources: StackResource[], domains: Map<string, Domain
     }
     // A Domain's own record is its `dmarc`, counted above.
     if (isDomainsOwnRecord(resource.parent?.urn, resource.name)) return [];
-    const record = recordFacts(resource.type, resource.name, resource.props);
+    const record = recordFacts(resource);
     if (record?.type !== "TXT" || !record.name?.startsWith(`${DMARC_RECORD_PREFIX}.`)) return [];
     if (typeof record.content === "string" && parseDmarc(unquoteTxt(record.content)) === undefined) return [];
     const name = record.name.slice(DMARC_RECORD_PREFIX.length + 1);
@@ -181,6 +185,7 @@ export const dmarcEnforced = resourceRule<{ productionStacks: string[] }>({
   description:
     'In production, DMARC asks receivers to act: p and sp are "quarantine" or "reject", at a pct above 0.',
   enforcementLevel: "mandatory",
+  appliesTo: DMARC_SUBJECT_TYPES,
   config: { productionStacks: productionStacksSchema(DEFAULT_PRODUCTION_STACKS) },
   validate(subject, report) {
     const dmarc = dmarcSubject(subject);
@@ -225,6 +230,7 @@ export const dmarcSubdomainPolicy = resourceRule({
   name: "email-dmarc-subdomain-policy",
   description: "A DMARC policy that does not enforce (p=none) says what applies to subdomains (sp).",
   enforcementLevel: "advisory",
+  appliesTo: DMARC_SUBJECT_TYPES,
   validate(subject, report) {
     const dmarc = dmarcSubject(subject);
     // Without sp, subdomains get p (RFC 7489 §6.3): at quarantine or reject that is already said.
@@ -242,6 +248,7 @@ export const dmarcAggregateReports = resourceRule({
   name: "email-dmarc-aggregate-reports",
   description: "A DMARC policy sends aggregate reports somewhere (rua).",
   enforcementLevel: "advisory",
+  appliesTo: DMARC_SUBJECT_TYPES,
   validate(subject, report) {
     const dmarc = dmarcSubject(subject);
     if (!dmarc) return;

@@ -4,7 +4,7 @@ import { groupBy } from "./props";
 import {
   domainLabel,
   domainsOf,
-  isDomainsOwnRecord,
+  ownRecordPurpose,
   listed,
   RecordFacts,
   recordFacts,
@@ -28,12 +28,13 @@ export const mxSingleProvider = stackRule({
     const zones = stackZones(resources, domains);
     const unresolved: { record: RecordFacts; at: Extract<RecordName, { possible: string[] }> }[] = [];
     const mxRecords = resources.flatMap((resource) => {
-      const record = recordFacts(resource.type, resource.name, resource.props);
+      // Which Domain published it, if it is one's own (`<domain>-mx-<n>` under it); its others
+      // are not MX, known by their names before their properties are read.
+      const own = ownRecordPurpose(resource.parent?.urn, resource.name);
+      if (own && own !== "mx") return [];
+      const record = recordFacts(resource);
       if (record?.type !== "MX" || !record.name) return [];
-      // Which Domain published it, if it is one's own (`<domain>-mx-<n>` under it).
-      const owner = isDomainsOwnRecord(resource.parent?.urn, resource.name)
-        ? resource.parent!.urn
-        : undefined;
+      const owner = own ? resource.parent!.urn : undefined;
       const at = recordName(record, resource.dependencies, zones);
       if ("name" in at) return [{ record, name: at.name, owner }];
       unresolved.push({ record, at });

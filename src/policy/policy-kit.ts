@@ -2,6 +2,7 @@ import type {
   EnforcementLevel,
   Policy,
   PolicyConfigSchema,
+  PolicyResource,
   ReportViolation,
   ResourceValidationArgs,
   ResourceValidationPolicy,
@@ -53,13 +54,17 @@ interface RuleBase<C extends object> {
   remediationSteps?: string;
 }
 
-/** The config the rule runs with: the schema's defaults, then what the engine configured. */
-function configOf<C extends object>(rule: RuleBase<C>, configured: object): C {
-  const defaults = Object.fromEntries(
+/** The schema's defaults of a rule's config. */
+function defaultsOf<C extends object>(rule: RuleBase<C>): C {
+  return Object.fromEntries(
     Object.entries(rule.config ?? {}).map(([key, schema]) => [key, (schema as { default: unknown }).default]),
-  );
-  const given = Object.fromEntries(Object.entries(configured).filter(([, value]) => value !== undefined));
-  return { ...defaults, ...given } as C;
+  ) as C;
+}
+
+/** The config the rule runs with: the schema's defaults, then what the engine configured. */
+function configOf<C extends object>(defaults: C, configured: object): C {
+  const given = Object.entries(configured).filter(([, value]) => value !== undefined);
+  return given.length === 0 ? defaults : ({ ...defaults, ...Object.fromEntries(given) } as C);
 }
 
 /** What CrossGuard reads of a rule besides its validation: name, description, level, config schema. */
@@ -75,25 +80,82 @@ function policyOf<C extends object>(rule: RuleBase<C>): Policy {
 
 /** A resource policy from a rule over plain properties. */
 export function resourceRule<C extends object = object>(
-  rule: RuleBase<C> & { validate(subject: ResourceSubject<C>, report: (message: string) => void): void },
+  rule: RuleBase<C> & {
+    /**
+     * The types of the resources the rule judges: the rule is not called for others. A stack of
+     * 1,000 domains sends 7,000 resources to every rule, and most rules judge one kind of them.
+     */
+    appliesTo: readonly [string, ...string[]];
+    validate(subject: ResourceSubject<C>, report: (message: string) => void): void;
+  },
 ): ResourceValidationPolicy {
-  return {
-    ...policyOf(rule),
-    validateResource: (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
-      rule.validate(
-        {
-          type: args.type,
-          name: args.name,
-          urn: args.urn,
-          parent: args.opts?.parent || undefined,
-          props: plainProps(args.props),
-          config: configOf(rule, args.getConfig()),
-          notApplicable: (reason) => args.notApplicable(reason),
-        },
-        (message) => reportViolation(message),
-      );
-    },
+  const defaults = defaultsOf(rule);
+  const types = new Set(rule.appliesTo);
+  const validateResource = (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
+    if (!types.has(args.type)) return;
+    rule.validate(new Subject(args, configOf(defaults, args.getConfig())), (message) =>
+      reportViolation(message),
+    );
   };
+  // A rule of one type says so as `validateResourceOfType` does: `@pulumi/policy` then skips the
+  // other types before it decodes their properties, and reports the rule not applicable to them.
+  if (rule.appliesTo.length === 1)
+    Object.defineProperty(validateResource, "__pulumiType", { value: rule.appliesTo[0] });
+  return { ...policyOf(rule), validateResource };
+}
+
+/** What a resource rule gets, made from `@pulumi/policy`'s arguments. */
+class Subject<C> implements ResourceSubject<C> {
+  readonly type: string;
+  readonly name: string;
+  readonly urn: string;
+  readonly parent: string | undefined;
+  #props: PlainProps | undefined;
+
+  constructor(
+    private readonly args: ResourceValidationArgs,
+    readonly config: C,
+  ) {
+    this.type = args.type;
+    this.name = args.name;
+    this.urn = args.urn;
+    this.parent = args.opts?.parent || undefined;
+  }
+
+  /**
+   * Copied when first read: a rule that judges records declared by hand returns on a Domain's own
+   * records by their names, before it reads a property.
+   */
+  get props(): PlainProps {
+    return (this.#props ??= plainProps(this.args.props));
+  }
+
+  notApplicable(reason: string): never {
+    return this.args.notApplicable(reason);
+  }
+}
+
+/** A resource of the stack as a stack rule gets it, from `@pulumi/policy`'s. */
+class StackMember implements StackResource {
+  readonly type: string;
+  readonly name: string;
+  readonly urn: string;
+  readonly parent: { type: string; urn: string } | undefined;
+  readonly dependencies: string[];
+  #props: PlainProps | undefined;
+
+  constructor(private readonly resource: PolicyResource) {
+    this.type = resource.type;
+    this.name = resource.name;
+    this.urn = resource.urn;
+    this.parent = resource.parent ? { type: resource.parent.type, urn: resource.parent.urn } : undefined;
+    this.dependencies = (resource.dependencies ?? []).map((dependency) => dependency.urn);
+  }
+
+  /** Copied when first read: most rules read the properties of a few kinds of resource. */
+  get props(): PlainProps {
+    return (this.#props ??= plainProps(this.resource.props));
+  }
 }
 
 /** A stack policy from a rule over plain properties. */
@@ -102,18 +164,12 @@ export function stackRule<C extends object = object>(
     validate(resources: StackResource[], config: C, report: (message: string, urn: string) => void): void;
   },
 ): StackValidationPolicy {
+  const defaults = defaultsOf(rule);
   return {
     ...policyOf(rule),
     validateStack: (args: StackValidationArgs, reportViolation: ReportViolation) => {
-      const resources = args.resources.map((resource): StackResource => ({
-        type: resource.type,
-        name: resource.name,
-        urn: resource.urn,
-        parent: resource.parent ? { type: resource.parent.type, urn: resource.parent.urn } : undefined,
-        dependencies: (resource.dependencies ?? []).map((dependency) => dependency.urn),
-        props: plainProps(resource.props),
-      }));
-      rule.validate(resources, configOf(rule, args.getConfig()), (message, urn) =>
+      const resources = args.resources.map((resource) => new StackMember(resource));
+      rule.validate(resources, configOf(defaults, args.getConfig()), (message, urn) =>
         reportViolation(message, urn),
       );
     },

@@ -11,27 +11,57 @@ import { dnsName, knownNumber, knownObject, knownString, PlainProps, UNKNOWN } f
 
 export { TYPE_TOKENS };
 
-/** The type of the resource a URN names (`…::email-delivery:index:Domain$cloudflare:…::name` → the last). */
-export function urnType(urn: string): string | undefined {
-  const qualified = urn.split("::")[2];
-  return qualified?.split("$").pop();
+/** The resources that declare a DNS record: the Cloudflare provider's, and a claimed record. */
+export const RECORD_TYPES = [TYPE_TOKENS.DnsRecord, TYPE_TOKENS.ClaimedDnsRecord] as const;
+
+/**
+ * The type and name of the resource a URN names (`urn:pulumi:<stack>::<project>::<qualified
+ * type>::<name>`, the type the qualified type's last: `…Domain$cloudflare:…` → the record's). Read
+ * by position: a name may hold `::` itself.
+ */
+function urnParts(urn: string): { type: string; name: string } | undefined {
+  // The last answer kept: each rule asks of a resource's parent, and a Domain's records come together.
+  if (urn === lastUrn.urn) return lastUrn.parts;
+  lastUrn = { urn, parts: readUrn(urn) };
+  return lastUrn.parts;
+}
+let lastUrn: { urn: string; parts: ReturnType<typeof readUrn> } = { urn: "", parts: undefined };
+
+function readUrn(urn: string): { type: string; name: string } | undefined {
+  const project = urn.indexOf("::");
+  const type = urn.indexOf("::", project + 2);
+  const name = urn.indexOf("::", type + 2);
+  if (project < 0 || type < 0 || name < 0) return undefined;
+  const parentTypes = urn.lastIndexOf("$", name);
+  return {
+    type: urn.slice(parentTypes > type ? parentTypes + 1 : type + 2, name),
+    name: urn.slice(name + 2),
+  };
 }
 
 /** The purposes a `Domain` names its records by (`recordResourceName`: `<domain>-<purpose>[-<n>]`). */
 const OWN_RECORD = /^(spf|dkim|return-path|mx|dmarc)(-\d+)?$/;
 
+/** The purpose of a record a `Domain` publishes itself (`spf`, `mx`, …), or undefined for any other. */
+export type OwnRecordPurpose = "spf" | "dkim" | "return-path" | "mx" | "dmarc";
+
 /**
- * Whether a record is one a `Domain` publishes itself: a child of the Domain named as it names its
- * records (`primary-spf`, `primary-mx-0`). A record the user declares with `{ parent: domain }` is
- * the user's, and is judged as theirs.
+ * Which of its own records a `Domain` publishes this one as: a child of the Domain named as it names
+ * its records (`primary-spf`, `primary-mx-0`). A record the user declares with `{ parent: domain }`
+ * is the user's (undefined), and is judged as theirs.
  */
+export function ownRecordPurpose(
+  parentUrn: string | undefined,
+  resourceName: string,
+): OwnRecordPurpose | undefined {
+  const parent = parentUrn === undefined ? undefined : urnParts(parentUrn);
+  if (parent?.type !== TYPE_TOKENS.Domain || !resourceName.startsWith(`${parent.name}-`)) return undefined;
+  return OWN_RECORD.exec(resourceName.slice(parent.name.length + 1))?.[1] as OwnRecordPurpose | undefined;
+}
+
+/** Whether a record is one a `Domain` publishes itself ({@link ownRecordPurpose}). */
 export function isDomainsOwnRecord(parentUrn: string | undefined, resourceName: string): boolean {
-  if (parentUrn === undefined || urnType(parentUrn) !== TYPE_TOKENS.Domain) return false;
-  const domainResource = parentUrn.split("::").pop()!;
-  return (
-    resourceName.startsWith(`${domainResource}-`) &&
-    OWN_RECORD.test(resourceName.slice(domainResource.length + 1))
-  );
+  return ownRecordPurpose(parentUrn, resourceName) !== undefined;
 }
 
 /** A `Domain` as its recorded settings describe it. */
@@ -111,8 +141,13 @@ export interface RecordFacts {
 }
 
 /** The record a resource of `type` declares, or undefined when it is not a DNS record. */
-export function recordFacts(type: string, resourceName: string, props: PlainProps): RecordFacts | undefined {
+export function recordFacts(
+  resource: Pick<StackResource, "type" | "name" | "props">,
+): RecordFacts | undefined {
+  const { type, name: resourceName } = resource;
   if (type !== TYPE_TOKENS.DnsRecord && type !== TYPE_TOKENS.ClaimedDnsRecord) return undefined;
+  // Read once the type says it is a record: the rules' resources copy their properties when read.
+  const props = resource.props;
   const recordType = knownString(props.type);
   const name = knownString(props.name);
   const content = props.content === UNKNOWN ? UNKNOWN : knownString(props.content);

@@ -15,6 +15,7 @@ export const routeDelivers = resourceRule<{ productionStacks: string[]; flaggedM
   name: "email-route-mode",
   description: "In production, a Route delivers its mail: routes to Hold, Bounce or Reject are flagged.",
   enforcementLevel: "advisory",
+  appliesTo: [TYPE_TOKENS.Route],
   config: {
     productionStacks: productionStacksSchema(DEFAULT_PRODUCTION_STACKS),
     flaggedModes: {
@@ -25,7 +26,6 @@ export const routeDelivers = resourceRule<{ productionStacks: string[]; flaggedM
     },
   },
   validate(subject, report) {
-    if (subject.type !== TYPE_TOKENS.Route) return;
     const skip = notProduction(subject.config.productionStacks);
     if (skip) subject.notApplicable(skip);
     if (subject.props.mode === UNKNOWN)

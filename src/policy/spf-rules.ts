@@ -13,9 +13,11 @@ import {
   domainsOf,
   isDomainsOwnRecord,
   listed,
+  ownRecordPurpose,
   RecordFacts,
   recordFacts,
   recordLabel,
+  RECORD_TYPES,
 } from "./resources";
 
 /**
@@ -23,11 +25,6 @@ import {
  * the 10 DNS lookups a receiver makes for it, that ends in an `all` which does not let anyone
  * send (`+all`, or `?all`, which says nothing), and one SPF record per name in the stack.
  */
-
-/** A `Domain`'s own SPF record: `<domain>-spf`, a DnsRecord or a claimed record. */
-function isDomainSpf(record: RecordFacts, parent: string | undefined): boolean {
-  return isDomainsOwnRecord(parent, record.resourceName) && record.resourceName.endsWith("-spf");
-}
 
 /**
  * `email-spf-record` (mandatory): an SPF record declared in the stack reads (RFC 7208 §12), needs at
@@ -38,15 +35,16 @@ export const spfRecord = resourceRule({
   name: "email-spf-record",
   description: "An SPF record reads, needs at most 10 DNS lookups, and ends in -all or ~all.",
   enforcementLevel: "mandatory",
+  appliesTo: RECORD_TYPES,
   validate(subject, report) {
-    const record = recordFacts(subject.type, subject.name, subject.props);
+    // A Domain's other records (DKIM, return path, MX, DMARC) are the service's, and not SPF.
+    const own = ownRecordPurpose(subject.parent, subject.name);
+    if (own && own !== "spf") return;
+    const record = recordFacts(subject);
     if (!record || record.type !== "TXT") return;
     if (record.content === UNKNOWN) {
-      // A Domain's other records (DKIM, return path) are the service's, and not SPF.
-      if (isDomainsOwnRecord(subject.parent, record.resourceName) && !isDomainSpf(record, subject.parent))
-        return;
       subject.notApplicable(
-        isDomainSpf(record, subject.parent)
+        own === "spf"
           ? "the SPF record's content is the service's, known once it has answered (`pulumi up`)"
           : "the TXT record's content is not known until `pulumi up` (another resource's output): whether it is an SPF record, and how it reads, is judged then, before it is written",
       );
@@ -163,7 +161,7 @@ export const spfSingleRecord = stackRule({
         : undefined;
       // A Domain's own SPF record is counted through its settings (an adopted one's, here).
       if (owner && !owner.adopt) continue;
-      const record = recordFacts(resource.type, resource.name, resource.props);
+      const record = recordFacts(resource);
       if (!record?.name || record.type !== "TXT") continue;
       const spf = typeof record.content === "string" && isSpfRecord(unquoteTxt(record.content));
       if (!spf && (record.content !== UNKNOWN || owner)) continue;

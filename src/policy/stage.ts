@@ -28,13 +28,23 @@ export function currentStack(env: NodeJS.ProcessEnv = process.env): string | und
  * `PROD` are production), `*` matching any characters.
  */
 export function isProductionStack(stack: string, patterns: readonly string[]): boolean {
-  return patterns.some((pattern) => {
+  return patterns.some((pattern) => stackPattern(pattern).test(stack));
+}
+
+/** Each pattern's expression, made once: the rules ask for every resource of the stack. */
+const expressions = new Map<string, RegExp>();
+
+function stackPattern(pattern: string): RegExp {
+  let made = expressions.get(pattern);
+  if (!made) {
     const expression = pattern
       .split("*")
       .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
       .join(".*");
-    return new RegExp(`^${expression}$`, "i").test(stack);
-  });
+    made = new RegExp(`^${expression}$`, "i");
+    expressions.set(pattern, made);
+  }
+  return made;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   domainLabel,
   isDomainsOwnRecord,
   recordFacts,
+  RECORD_TYPES,
   recordLabel,
   TYPE_TOKENS,
 } from "./resources";
@@ -24,6 +25,7 @@ export const dnsTtl = resourceRule<{ minSeconds: number; maxSeconds: number }>({
   name: "email-dns-ttl",
   description: "Email DNS records have a TTL from minSeconds to maxSeconds (1, automatic, counts as 300).",
   enforcementLevel: "advisory",
+  appliesTo: [TYPE_TOKENS.Domain, ...RECORD_TYPES],
   config: {
     minSeconds: { type: "integer", minimum: 1, default: 300, description: "The shortest TTL allowed." },
     maxSeconds: { type: "integer", minimum: 1, default: 14400, description: "The longest TTL allowed." },
@@ -41,7 +43,7 @@ export const dnsTtl = resourceRule<{ minSeconds: number; maxSeconds: number }>({
     } else {
       // A Domain's own records carry its TTL: judged once, through the Domain.
       if (isDomainsOwnRecord(subject.parent, subject.name)) return;
-      const record = recordFacts(subject.type, subject.name, subject.props);
+      const record = recordFacts(subject);
       if (!record || !isEmailRecord(record.type, record.name, record.content)) return;
       ttl = record.ttl;
       label = recordLabel(record);

@@ -13,6 +13,7 @@ export const verificationRequired = resourceRule<{ productionStacks: string[]; m
   name: "email-verification",
   description: "In production, a Domain waits for verification, for at least minTimeoutSeconds.",
   enforcementLevel: "advisory",
+  appliesTo: [TYPE_TOKENS.Domain, TYPE_TOKENS.DomainVerification],
   config: {
     productionStacks: productionStacksSchema(DEFAULT_PRODUCTION_STACKS),
     minTimeoutSeconds: {
@@ -23,7 +24,6 @@ export const verificationRequired = resourceRule<{ productionStacks: string[]; m
     },
   },
   validate(subject, report) {
-    if (subject.type !== TYPE_TOKENS.Domain && subject.type !== TYPE_TOKENS.DomainVerification) return;
     const skip = notProduction(subject.config.productionStacks);
     if (skip) subject.notApplicable(skip);
     const stack = `production stack "${currentStack()}"`;

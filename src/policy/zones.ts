@@ -48,12 +48,15 @@ export function stackZones(
   for (const domain of domains.values()) {
     const zoneId = domain.cloudflare?.zoneId;
     if (!zoneId || !domain.name) continue;
-    namesById.set(zoneId, [...(namesById.get(zoneId) ?? []), domain.name]);
+    const names = namesById.get(zoneId);
+    if (names) names.push(domain.name);
+    else namesById.set(zoneId, [domain.name]);
   }
   const byUrn = new Map<string, string>();
   for (const resource of resources) {
+    if (resource.type !== ZONE_TYPE) continue;
     const name = knownString(resource.props.name) ?? knownString(resource.props.zone);
-    if (resource.type === ZONE_TYPE && name) byUrn.set(resource.urn, dnsName(name));
+    if (name) byUrn.set(resource.urn, dnsName(name));
   }
   return {
     byId: new Map([...namesById].map(([zoneId, names]) => [zoneId, candidates(names)])),
