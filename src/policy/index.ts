@@ -168,10 +168,10 @@ function withProductionStacks<P extends ResourceValidationPolicy | StackValidati
     };
   }
   const validate = (policy as ResourceValidationPolicy).validateResource;
-  const validators = Array.isArray(validate) ? validate : validate ? [validate] : [];
-  return {
-    ...policy,
-    configSchema,
-    validateResource: validators.map((one) => (args, report) => one(withDefault(args), report)),
-  } as P;
+  if (!validate || Array.isArray(validate)) return { ...policy, configSchema } as P;
+  const validateResource: typeof validate = (args, report) => validate(withDefault(args), report);
+  // The rule's resource type, kept: `@pulumi/policy` reads it only on a single function.
+  const type = (validate as { __pulumiType?: string }).__pulumiType;
+  if (type) Object.defineProperty(validateResource, "__pulumiType", { value: type });
+  return { ...policy, configSchema, validateResource } as P;
 }

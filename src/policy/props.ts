@@ -50,7 +50,12 @@ function plainValue(value: unknown): unknown {
     if (typeof key !== "string") continue;
     // Defined, not assigned: a property named `__proto__` stays a property.
     if (key === "__proto__")
-      Object.defineProperty(plain, key, { value: ownValue(value, key), enumerable: true });
+      Object.defineProperty(plain, key, {
+        value: ownValue(value, key),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else plain[key] = ownValue(value, key);
   }
   return plain;

@@ -10,21 +10,22 @@ describe("bench: the policy pack over N domains", () => {
     for (const ms of [figures.coldMs, figures.warmMs, figures.floorMs]) expect(ms).toBeGreaterThan(0);
   });
 
-  it("shows each size with its ratio to the floor", () => {
-    const lines = formatPolicyScale([
-      {
-        domains: 10,
-        resources: 70,
-        coldMs: 80,
-        warmMs: 60,
-        floorMs: 20,
-        ratio: 2.9,
-        rounds: 5,
-        violations: 10,
-      },
-    ]).join("\n");
+  it("shows each size with its ratio to the floor, and the target at 1,000", () => {
+    const figures = (domains: number, ratio: number) => ({
+      domains,
+      resources: domains * 7,
+      coldMs: 80,
+      warmMs: 60,
+      floorMs: 20,
+      ratio,
+      rounds: 5,
+      violations: domains,
+    });
+    const lines = formatPolicyScale([figures(10, 2.9), figures(1000, 2.9), figures(1000, 3.1)]).join("\n");
     expect(lines).toContain("Floor: the same calls with no policy. No request is made.");
     // The ratio is the paired median, not warm over floor (3.00×).
-    expect(lines).toMatch(/^10 +70 +80 ms +60 ms +20 ms +2\.90× +10$/m);
+    expect(lines).toMatch(/^10 +70 +80 ms +60 ms +20 ms +2\.90× +10 *$/m);
+    expect(lines).toMatch(/^1000 +7000 .* 2\.90× +1000 +ok$/m);
+    expect(lines).toMatch(/^1000 +7000 .* 3\.10× +1000 +MISSED$/m);
   });
 });

@@ -35,6 +35,10 @@ describe("plainProps", () => {
     expect(Object.getPrototypeOf(plain)).toBe(Object.prototype);
     expect(Object.keys(plain)).toEqual(["__proto__", "name"]);
     expect((plain as { polluted?: boolean }).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(plain, "__proto__")).toMatchObject({
+      writable: true,
+      configurable: true,
+    });
   });
 
   it("answers {} for what is not an object", () => {

@@ -460,6 +460,14 @@ describe("emailDeliveryPolicies options", () => {
     expect(of(await analyzeResource(custom, route, "production"), "email-route-mode")).toEqual([]);
     const schema = custom.find((p) => p.name === "email-route-mode")!.configSchema!;
     expect(schema.properties.productionStacks).toMatchObject({ default: ["prod-*"] });
+    // Still a rule of one type: @pulumi/policy skips other resources, and says so.
+    const domain = { type: TYPE_TOKENS.Domain, name: "d", props: { name: NAME } };
+    expect((await analyzeResource(custom, domain, "prod-eu")).notApplicable).toContainEqual(
+      expect.objectContaining({
+        policy: "email-route-mode",
+        reason: `Policy only applies to resources of type '${TYPE_TOKENS.Route}'`,
+      }),
+    );
   });
 
   it("enforcementLevels: another level per policy", async () => {
