@@ -47,7 +47,7 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join("|")})/)`],
   // Examples import the package by name, as users do.
-  moduleNameMapper: { "^pulumi-email-delivery$": "<rootDir>/src/index.ts" },
+  moduleNameMapper: { "^pulumi-email-delivery$": "<rootDir>/provider/index.ts" },
   // Stored provider loaders load the built package (dist/): build it from the sources first.
   globalSetup: "<rootDir>/tests/support/build-package.ts",
   setupFilesAfterEnv: ["<rootDir>/tests/support/pulumi-in-jest.ts"],

@@ -1,4 +1,4 @@
-import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../src/verification/dns-first";
+import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../provider/verification/dns-first";
 import { runInWorld } from "../tests/support/dns-world";
 import { table } from "./table";
 

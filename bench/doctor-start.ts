@@ -44,7 +44,7 @@ export async function measureDoctorStart(
   const work = await fs.mkdtemp(path.join(os.tmpdir(), "bench-doctor-"));
   const recordsFile = path.join(work, "records.json");
   await fs.writeFile(recordsFile, JSON.stringify(records));
-  const doctor = path.join(projectDir, "node_modules", "pulumi-email-delivery", "dist", "src", "doctor");
+  const doctor = path.join(projectDir, "node_modules", "pulumi-email-delivery", "dist", "provider", "doctor");
   const args = ["doctor", name, "--records", recordsFile, "--dns", env.EMULATOR_NAMESERVERS!];
   const processEnv = {
     PATH: process.env.PATH,

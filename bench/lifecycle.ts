@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { AttemptRecord, DnsRecord } from "../src/client";
-import { forgetSharedLists } from "../src/client/process-runtime";
+import type { AttemptRecord, DnsRecord } from "../provider/client";
+import { forgetSharedLists } from "../provider/client/process-runtime";
 import type { BenchEmulator } from "./emulator-process";
 import { deleteRecords, publishRecords, PublishedRecords, readRecords } from "./records";
 import { BenchProviders, configureProviders, requestCounts, since, total } from "./setup";

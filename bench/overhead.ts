@@ -1,6 +1,6 @@
 import got from "got";
 import * as http from "node:http";
-import { forgetSharedLists, processRuntime } from "../src/client/process-runtime";
+import { forgetSharedLists, processRuntime } from "../provider/client/process-runtime";
 import type { BenchEmulator } from "./emulator-process";
 import { BenchProviders, configureProviders, median, percentile } from "./setup";
 

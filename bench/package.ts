@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { REPO_ROOT } from "../packaging/clean-clone";
 import { runUnderMocks } from "../packaging/program-under-mocks";
 import { createUserProject, packTarball } from "../packaging/user-project";
-import { STORED_PROVIDERS, StoredProviderName } from "../src/providers/loader";
+import { STORED_PROVIDERS, StoredProviderName } from "../provider/dynamic/loader";
 import type { BenchProviders } from "./setup";
 
 export type StoredType = "Domain" | "DomainVerification" | "Route";

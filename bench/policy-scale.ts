@@ -1,7 +1,7 @@
 import type { Policies } from "@pulumi/policy";
-import { emailDeliveryPolicies } from "../src/policy";
-import { domainSettings } from "../src/resources/domain-settings";
-import { TYPE_TOKENS } from "../src/resources/type-tokens";
+import { emailDeliveryPolicies } from "../provider/policy";
+import { domainSettings } from "../provider/resources/domain-settings";
+import { TYPE_TOKENS } from "../provider/resources/type-tokens";
 import { AnalyzedResource, analyzeResource, analyzeStack, urnOf } from "../tests/support/policy-analysis";
 import { median } from "./setup";
 import { table } from "./table";

@@ -1,6 +1,6 @@
 import type { RateLimit } from "../emulator/http/rate-limit";
-import { forgetRateLimits, forgetSharedLists } from "../src/client/process-runtime";
-import { setClientDefaults } from "../src/providers/connection";
+import { forgetRateLimits, forgetSharedLists } from "../provider/client/process-runtime";
+import { setClientDefaults } from "../provider/dynamic/connection";
 import { configureForUrl } from "../tests/support/providers";
 import type { BenchEmulator } from "./emulator-process";
 import { createOne } from "./lifecycle";

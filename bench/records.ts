@@ -1,5 +1,5 @@
-import type { DnsRecord } from "../src/client";
-import { cloudflareRecordArgs } from "../src/dns";
+import type { DnsRecord } from "../provider/client";
+import { cloudflareRecordArgs } from "../provider/dns";
 import { BenchEmulator, send } from "./emulator-process";
 
 /**

@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     const policyScale = await measurePolicyScale(zoneSizes, {
       policies: () =>
         installed
-          .require<typeof import("../src/policy")>("pulumi-email-delivery/policy")
+          .require<typeof import("../provider/policy")>("pulumi-email-delivery/policy")
           .emailDeliveryPolicies(),
       rounds: smoke ? 1 : 5,
     });

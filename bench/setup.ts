@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { AttemptRecord } from "../src/client";
-import { setClientDefaults } from "../src/providers/connection";
+import type { AttemptRecord } from "../provider/client";
+import { setClientDefaults } from "../provider/dynamic/connection";
 import { configureForUrl } from "../tests/support/providers";
 import { BenchEmulator, countsOf, startEmulatorProcess } from "./emulator-process";
 

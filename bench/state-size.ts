@@ -1,4 +1,4 @@
-import type { DnsRecord } from "../src/client";
+import type { DnsRecord } from "../provider/client";
 import type { BenchEmulator } from "./emulator-process";
 import { publishRecords } from "./records";
 import type { StoredType } from "./package";

@@ -9,9 +9,9 @@
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import type { DnsRecord } from "../src/client";
-import type { VerificationInputs } from "../src/inputs";
-import { waitTimes } from "../src/verification/wait";
+import type { DnsRecord } from "../provider/client";
+import type { VerificationInputs } from "../provider/inputs";
+import { waitTimes } from "../provider/verification/wait";
 import { connectEmulator } from "./emulator-process";
 import { publishRecords } from "./records";
 import { BenchProviders, configureProviders, since } from "./setup";

@@ -16,8 +16,8 @@
  * Each command (and each of `up`'s two runs) starts with no shared list, as each Pulumi command
  * runs the providers in a provider host of its own.
  */
-import { Domain, DomainCloudflareArgs, Route } from "../src";
-import { forgetSharedLists } from "../src/client/process-runtime";
+import { Domain, DomainCloudflareArgs, Route } from "../provider";
+import { forgetSharedLists } from "../provider/client/process-runtime";
 import type { Emulator, RequestLogEntry } from "../emulator";
 import {
   destroyRun,

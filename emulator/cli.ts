@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
 import type { Emulator } from "./emulator";
-import { dnsServerProblem } from "../src/dns/server-address";
+import { dnsServerProblem } from "../provider/dns/server-address";
 import { keyProblem, MAX_DKIM_BITS, MAX_NAMESERVERS, MIN_DKIM_BITS, startEmulator } from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]

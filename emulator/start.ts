@@ -17,7 +17,7 @@ import { emulatorSeeding } from "./seeding";
 import { StateFile } from "./store/state-file";
 import { Store } from "./store/store";
 // The one check of a DNS server address (the package's own: port 0 would abort node:dns).
-import { dnsServerProblem } from "../src/dns/server-address";
+import { dnsServerProblem } from "../provider/dns/server-address";
 
 const DEFAULT_ENDPOINTS = [
   { name: "Inbound webhook", url: "http://127.0.0.1:9/inbound" },

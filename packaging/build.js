@@ -1,4 +1,4 @@
-// `npm run build` (and so `prepare`): dist/ from src/, emulator/ and testing/ with tsc (./tsc.js), the
+// `npm run build` (and so `prepare`): dist/ from provider/, emulator/ and testing/ with tsc (./tsc.js), the
 // doctor command as one file (./bundle-doctor.js), then a stamp of what it was
 // built from. A build whose stamp matches the sources is not made again (`--force` makes it):
 // npm runs `prepare` twice for a git install, and jest's setup right after `npm ci` would compile
@@ -21,7 +21,7 @@ const LOCK_FILE = "package-lock.json";
 /** The build's own steps (beside this file): a change to how it builds makes a new build too. */
 const BUILD_SCRIPTS = ["build.js", "bundle-doctor.js", "tsc.js"];
 /** The folders the build compiles (tsconfig.build.json "include"). */
-const SOURCE_FOLDERS = ["src", "emulator", "testing"];
+const SOURCE_FOLDERS = ["provider", "emulator", "testing"];
 
 /** A hash of every file the build in `root` compiles from, and of the compiler and its version. */
 function sourceHash(root = ROOT, compilerVersion = compiler().version) {

@@ -1,9 +1,9 @@
-// The doctor command as one file: dist/src/doctor/command.bundle.js, made from the compiled
-// dist/src/doctor/main.js with esbuild, got, zod and tldts included. Run by the build after tsc.
+// The doctor command as one file: dist/provider/doctor/command.bundle.js, made from the compiled
+// dist/provider/doctor/main.js with esbuild, got, zod and tldts included. Run by the build after tsc.
 // Why: a command run by hand, in CI and at 3 a.m. should answer about as fast as `dig`. Unbundled,
 // Node spends most of the doctor's start-up finding and reading got's and zod's ~200 files (got
 // through Node's ES module loader); one file, read once and compiled from a code cache
-// (src/doctor/code-cache.ts), takes about half the time (docs/performance.md, "The doctor").
+// (provider/doctor/code-cache.ts), takes about half the time (docs/performance.md, "The doctor").
 // The package's other entries stay unbundled: a program loads them once per `pulumi` command.
 // Where esbuild's native binary does not run (as for TypeScript 7, packaging/tsc.js), the build
 // says so and ships no bundle; bin.js then loads main.js as it is, slower and otherwise the same.
@@ -12,8 +12,8 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 const ROOT = path.resolve(__dirname, "..");
-const ENTRY = path.join("dist", "src", "doctor", "main.js");
-const BUNDLE = path.join("dist", "src", "doctor", "command.bundle.js");
+const ENTRY = path.join("dist", "provider", "doctor", "main.js");
+const BUNDLE = path.join("dist", "provider", "doctor", "command.bundle.js");
 
 /** The license notice of each package in the bundle, as MIT and the like ask of a copy. */
 function notices(metafile, root) {

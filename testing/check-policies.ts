@@ -1,4 +1,4 @@
-import { emailDeliveryPolicies, type EmailDeliveryPolicyOptions } from "../src/policy";
+import { emailDeliveryPolicies, type EmailDeliveryPolicyOptions } from "../provider/policy";
 import { analyzeRun, type AnyPolicy, type PolicyLevel } from "./policy-analysis";
 import { STACK_TYPE, type ProgramRun } from "./program-run";
 

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { cloudflareConnection, Method } from "../src/cloudflare/api-request";
-import { cloudflareProviderRetries, cloudflareProviderRetry, RetryPlan } from "../src/client/retry";
+import { cloudflareConnection, Method } from "../provider/cloudflare/api-request";
+import { cloudflareProviderRetries, cloudflareProviderRetry, RetryPlan } from "../provider/client/retry";
 import { isRecord } from "./mock-values";
 import { nodeRealm } from "./node-realm";
 import type { CloudflareRecordBody, Registration, RunOptions } from "./program-run";

@@ -4,7 +4,7 @@
  */
 
 /** What the engine sends for a value not known yet (preview): the sentinel the providers test for. */
-export { UNKNOWN } from "../src/inputs/unknown";
+export { UNKNOWN } from "../provider/inputs/unknown";
 
 /** The key marking a special value (`specialSigKey`), and its value for a secret (`specialSecretSig`). */
 export const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";

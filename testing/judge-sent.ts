@@ -1,12 +1,16 @@
 import type { Emulator } from "../emulator";
-import { nodeDnsQuery } from "../src/dns/dns-query";
-import { judgeMessage, type ArrivingMessage, type MessageJudgement } from "../src/receivers/judge-message";
-import { receiverResolver } from "../src/receivers/receiver-dns";
+import { nodeDnsQuery } from "../provider/dns/dns-query";
+import {
+  judgeMessage,
+  type ArrivingMessage,
+  type MessageJudgement,
+} from "../provider/receivers/judge-message";
+import { receiverResolver } from "../provider/receivers/receiver-dns";
 
-export type { ArrivingMessage, MessageJudgement } from "../src/receivers/judge-message";
-export type { DkimResult, DkimVerification } from "../src/receivers/dkim-message";
-export type { DmarcOutcome, DmarcPolicyName } from "../src/receivers/dmarc-evaluation";
-export type { SpfCheck, SpfResult } from "../src/receivers/spf-check-host";
+export type { ArrivingMessage, MessageJudgement } from "../provider/receivers/judge-message";
+export type { DkimResult, DkimVerification } from "../provider/receivers/dkim-message";
+export type { DmarcOutcome, DmarcPolicyName } from "../provider/receivers/dmarc-evaluation";
+export type { SpfCheck, SpfResult } from "../provider/receivers/spf-check-host";
 
 /** How long one of the judgement's DNS queries to the emulator may take (loopback; a busy machine). */
 const QUERY_TIMEOUT_MS = 10_000;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
-import { processState } from "../src/process-state";
+import { processState } from "../provider/process-state";
 import type { Program } from "./program-run";
 import { projectTypeScriptUtils } from "./pulumi-internals";
 

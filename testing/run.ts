@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as pulumi from "@pulumi/pulumi";
-import { setKitRunStop } from "../src/verification/kit-run-stop";
+import { setKitRunStop } from "../provider/verification/kit-run-stop";
 import { MonitorRegistrations } from "./mock-monitor";
 import { errorMessage, plainValue } from "./mock-values";
 import { nodeRealm, runConfig, SECRET_CONFIG_KEYS } from "./node-realm";

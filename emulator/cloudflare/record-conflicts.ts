@@ -17,7 +17,7 @@ const ADDRESS_OR_CNAME = new Set(["A", "AAAA", "CNAME"]);
  * troubleshooting page "Records with the same name" lists exactly these two causes, and users
  * report a TXT accepted beside a CNAME at `_dmarc` and at a DKIM name (cloudflare-docs issue
  * #30376, closed as not a docs problem). So a zone can hold a CNAME with other records beside it
- * (the package's own rules refuse to publish there: `src/dns/existing-records.ts`).
+ * (the package's own rules refuse to publish there: `provider/dns/existing-records.ts`).
  */
 export function assertNoConflict(
   others: CloudflareDnsRecord[],

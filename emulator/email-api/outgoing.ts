@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 // The package's own DKIM signer: what the emulator signs, a receiver's check (the same module) verifies.
-import { dkimSignatureField, headerName, splitMessage } from "../../src/receivers/dkim-message";
+import { dkimSignatureField, headerName, splitMessage } from "../../provider/receivers/dkim-message";
 import { MailDnsConfig } from "../config";
 import { sendingHost } from "../dns/service-records";
 import { DomainRecord, ServerRecord } from "../store/state";

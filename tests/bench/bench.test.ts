@@ -1,7 +1,7 @@
 import { Emulator, startEmulator } from "../../emulator";
 import { inProcess } from "../../bench/emulator-process";
 import { isIdeal, listsPerKind, runLifecycle, LifecycleResult, StepResult } from "../../bench/lifecycle";
-import { domainProvider, routeProvider, verificationProvider } from "../../src/providers";
+import { domainProvider, routeProvider, verificationProvider } from "../../provider/dynamic";
 
 /**
  * The bench's lifecycle measurement (bench/lifecycle.ts) for N = 10 routes on one domain with its

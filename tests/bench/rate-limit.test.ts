@@ -1,8 +1,8 @@
 import { Emulator, startEmulator } from "../../emulator";
 import { inProcess } from "../../bench/emulator-process";
 import { measureRateLimited } from "../../bench/rate-limit";
-import { forgetRateLimits } from "../../src/client/process-runtime";
-import { domainProvider, routeProvider, verificationProvider } from "../../src/providers";
+import { forgetRateLimits } from "../../provider/client/process-runtime";
+import { domainProvider, routeProvider, verificationProvider } from "../../provider/dynamic";
 import { clientFor } from "../support/emulator";
 
 /**

@@ -4,7 +4,7 @@ import {
   outcomeOf,
   Permit,
   RequestOutcome,
-} from "../../src/client/adaptive-rate-limiter";
+} from "../../provider/client/adaptive-rate-limiter";
 import { FakeClock, settle } from "../support/fake-clock";
 import { simulate } from "../support/rate-limit-simulation";
 

@@ -1,4 +1,4 @@
-import { checkBaseUrl } from "../../src/client/base-url";
+import { checkBaseUrl } from "../../provider/client/base-url";
 
 describe("checkBaseUrl", () => {
   it.each(["https://postal.example.com", "http://127.0.0.1:7700/", "https://api.cloudflare.com/client/v4"])(

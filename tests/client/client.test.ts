@@ -1,4 +1,4 @@
-import { createClient, errorDetails, isNameTaken, isObjectNotFound } from "../../src/client";
+import { createClient, errorDetails, isNameTaken, isObjectNotFound } from "../../provider/client";
 import { clientFor, failureOf, uniqueDomain, useEmulator } from "../support/emulator";
 
 /** The client against the emulator over real HTTP: every operation, every error the service gives. */

@@ -1,7 +1,7 @@
-import { EmailApiError, isEmailApiError, withDetails } from "../../src/client";
+import { EmailApiError, isEmailApiError, withDetails } from "../../provider/client";
 import { runInNewContext } from "node:vm";
-import { isCloudflareApiError } from "../../src/cloudflare/api-request";
-import { PartialWriteError } from "../../src/providers/stored-provider";
+import { isCloudflareApiError } from "../../provider/cloudflare/api-request";
+import { PartialWriteError } from "../../provider/dynamic/stored-provider";
 
 describe("EmailApiError", () => {
   const details = {
@@ -35,7 +35,8 @@ describe("EmailApiError", () => {
     let Other: typeof EmailApiError | undefined;
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      Other = (require("../../src/client/errors") as { EmailApiError: typeof EmailApiError }).EmailApiError;
+      Other = (require("../../provider/client/errors") as { EmailApiError: typeof EmailApiError })
+        .EmailApiError;
     });
     if (!Other) throw new Error("the isolated copy did not load");
     const fromOtherCopy = new Other(details);

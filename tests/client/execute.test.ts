@@ -1,6 +1,6 @@
-import { EmailApiError, ErrorKind, ExistingObject } from "../../src/client";
-import { execute, ExecuteContext, Operation } from "../../src/client/execute";
-import type { SendResult } from "../../src/client/transport";
+import { EmailApiError, ErrorKind, ExistingObject } from "../../provider/client";
+import { execute, ExecuteContext, Operation } from "../../provider/client/execute";
+import type { SendResult } from "../../provider/client/transport";
 
 /**
  * The retry loop without sockets: every request's outcome is scripted, time is a fake clock that

@@ -5,7 +5,7 @@ import {
   EmailApiError,
   isAnswerLostObjectExists,
   isNameTaken,
-} from "../../src/client";
+} from "../../provider/client";
 import { envelope, Script, startScriptedServer } from "../support/scripted-server";
 
 /**

@@ -1,4 +1,4 @@
-import { AttemptRecord, EmailDeliveryClient, isAnswerLostObjectExists } from "../../src/client";
+import { AttemptRecord, EmailDeliveryClient, isAnswerLostObjectExists } from "../../provider/client";
 import { clientFor, failureOf, uniqueDomain, useEmulator } from "../support/emulator";
 
 /** The client under the emulator's injected faults: nothing lost, nothing duplicated. */

@@ -1,4 +1,4 @@
-import { gatherThen, GatherWindow } from "../../src/client/gathering";
+import { gatherThen, GatherWindow } from "../../provider/client/gathering";
 import { FakeClock, settle } from "../support/fake-clock";
 
 /** The gathering window of fresh lists (gathering.ts), on a fake clock: no real time passes. */

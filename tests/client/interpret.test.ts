@@ -1,5 +1,5 @@
-import { errorDetails } from "../../src/client/errors";
-import { interpretAnswer, kindForHttpStatus } from "../../src/client/interpret";
+import { errorDetails } from "../../provider/client/errors";
+import { interpretAnswer, kindForHttpStatus } from "../../provider/client/interpret";
 
 const KEY = "SecretServerKey123456789";
 const interpret = (httpStatus: number, body: unknown, retryAfter?: string) =>

@@ -6,8 +6,8 @@ import {
   putObject,
   removeObject,
   routeWritten,
-} from "../../src/client/list-patches";
-import type { Domain, DomainCheck, Route } from "../../src/client";
+} from "../../provider/client/list-patches";
+import type { Domain, DomainCheck, Route } from "../../provider/client";
 
 /** What writes that answered do to a list (list-patches.ts), on lists made up here: no service. */
 

@@ -1,5 +1,5 @@
-import { isAnswerLostObjectExists } from "../../src/client";
-import { FRESH_LIST_GATHER } from "../../src/client/process-runtime";
+import { isAnswerLostObjectExists } from "../../provider/client";
+import { FRESH_LIST_GATHER } from "../../provider/client/process-runtime";
 import { useCountedLists } from "../support/counted-lists";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { FakeClock } from "../support/fake-clock";

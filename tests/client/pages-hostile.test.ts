@@ -1,7 +1,7 @@
-import { createClient, EmailApiError } from "../../src/client";
-import { MAX_PAGES } from "../../src/client/pages";
-import { domainProvider } from "../../src/providers";
-import { forgetConfig } from "../../src/providers/connection";
+import { createClient, EmailApiError } from "../../provider/client";
+import { MAX_PAGES } from "../../provider/client/pages";
+import { domainProvider } from "../../provider/dynamic";
+import { forgetConfig } from "../../provider/dynamic/connection";
 import { configureForUrl } from "../support/providers";
 import { PageRequest, startListFork } from "../support/list-fork";
 

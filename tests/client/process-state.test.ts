@@ -1,7 +1,7 @@
-import { processRuntime } from "../../src/client/process-runtime";
-import { processState } from "../../src/process-state";
-import { connectionSetting, forgetConfig } from "../../src/providers/connection";
-import { kitRunStop, setKitRunStop } from "../../src/verification/kit-run-stop";
+import { processRuntime } from "../../provider/client/process-runtime";
+import { processState } from "../../provider/process-state";
+import { connectionSetting, forgetConfig } from "../../provider/dynamic/connection";
+import { kitRunStop, setKitRunStop } from "../../provider/verification/kit-run-stop";
 import { configureRequest } from "../support/providers";
 
 /** Another copy of the package's modules in this process, as jest's registries and the kit make them. */
@@ -19,16 +19,16 @@ describe("process state", () => {
   afterEach(() => forgetConfig());
 
   it("is one object for every copy of the modules in the process", () => {
-    const other = anotherCopy<typeof import("../../src/client/process-runtime")>(
-      "../../src/client/process-runtime",
+    const other = anotherCopy<typeof import("../../provider/client/process-runtime")>(
+      "../../provider/client/process-runtime",
     );
     expect(other.processRuntime).not.toBe(processRuntime);
     expect(other.processRuntime()).toBe(processRuntime());
   });
 
   it("gives the stack config one copy's configure() received to another copy's providers", async () => {
-    const other = anotherCopy<typeof import("../../src/providers/connection")>(
-      "../../src/providers/connection",
+    const other = anotherCopy<typeof import("../../provider/dynamic/connection")>(
+      "../../provider/dynamic/connection",
     );
     await other.rememberConfig(configureRequest({ "emailDelivery:baseUrl": "http://127.0.0.1:9" }));
     expect(connectionSetting("baseUrl")).toBe("http://127.0.0.1:9");

@@ -1,5 +1,5 @@
-import { AttemptRecord, createClient, EmailApiError } from "../../src/client";
-import { forgetRateLimits, forgetSharedLists } from "../../src/client/process-runtime";
+import { AttemptRecord, createClient, EmailApiError } from "../../provider/client";
+import { forgetRateLimits, forgetSharedLists } from "../../provider/client/process-runtime";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 
 /**

@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import { interpretAnswer } from "../../src/client/interpret";
-import { KEY_FRAGMENT_LENGTH, redact } from "../../src/client/redact";
+import { interpretAnswer } from "../../provider/client/interpret";
+import { KEY_FRAGMENT_LENGTH, redact } from "../../provider/client/redact";
 
 const KEY = "SecretServerKey123456789";
 

@@ -1,5 +1,5 @@
-import { RetryPlan } from "../../src/client/retry";
-import { retrying, Try } from "../../src/client/retry-loop";
+import { RetryPlan } from "../../provider/client/retry";
+import { retrying, Try } from "../../provider/client/retry-loop";
 
 /**
  * The one retry loop, alone: tries scripted, time a fake clock that moves only when the loop

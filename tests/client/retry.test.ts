@@ -12,7 +12,7 @@ import {
   isRetryable,
   parseRetryAfter,
   waitBeforeRetry,
-} from "../../src/client/retry";
+} from "../../provider/client/retry";
 
 describe("backoffDelay", () => {
   const policy = { baseDelayMs: 100, maxDelayMs: 1000 };

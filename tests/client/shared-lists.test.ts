@@ -1,5 +1,5 @@
-import { processRuntime } from "../../src/client/process-runtime";
-import { freshList, ListKind, writeThrough } from "../../src/client/shared-lists";
+import { processRuntime } from "../../provider/client/process-runtime";
+import { freshList, ListKind, writeThrough } from "../../provider/client/shared-lists";
 
 /**
  * When a fresh list waits for more creates to share it (shared-lists.ts): only while other writes

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { SingleFlight } from "../../src/client/single-flight";
+import { SingleFlight } from "../../provider/client/single-flight";
 import { FakeClock } from "../support/fake-clock";
 
 const deferred = <T>() => {

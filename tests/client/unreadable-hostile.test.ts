@@ -1,4 +1,4 @@
-import { createClient, EmailApiError } from "../../src/client";
+import { createClient, EmailApiError } from "../../provider/client";
 import { Script, startScriptedServer } from "../support/scripted-server";
 
 const KEY = "ScriptedKey0000000000001";

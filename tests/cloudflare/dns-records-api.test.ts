@@ -1,4 +1,4 @@
-import { dnsRecordsApi, DnsRecordsApi, isCloudflareApiError } from "../../src/cloudflare/dns-records";
+import { dnsRecordsApi, DnsRecordsApi, isCloudflareApiError } from "../../provider/cloudflare/dns-records";
 import { useEmulator } from "../support/emulator";
 import { Script, startScriptedServer } from "../support/scripted-server";
 

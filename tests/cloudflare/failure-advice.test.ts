@@ -1,4 +1,4 @@
-import { saysZoneUnreachable } from "../../src/cloudflare/failure-advice";
+import { saysZoneUnreachable } from "../../provider/cloudflare/failure-advice";
 
 /** Recognising Cloudflare's word that a zone id is not one the token reaches, in other code's errors. */
 describe("saysZoneUnreachable", () => {

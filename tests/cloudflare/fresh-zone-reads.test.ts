@@ -1,6 +1,6 @@
-import type { DnsRecordsApi } from "../../src/cloudflare/dns-records";
-import { forgetFreshZoneReads, freshRecordsAt } from "../../src/cloudflare/fresh-zone-reads";
-import type { ZoneRecord } from "../../src/cloudflare/zone-record";
+import type { DnsRecordsApi } from "../../provider/cloudflare/dns-records";
+import { forgetFreshZoneReads, freshRecordsAt } from "../../provider/cloudflare/fresh-zone-reads";
+import type { ZoneRecord } from "../../provider/cloudflare/zone-record";
 
 /**
  * Reads of the zone for claimed records' writes: each caller is answered by a read sent after it

@@ -1,9 +1,9 @@
-import type { DnsRecordsApi } from "../../src/cloudflare/dns-records";
+import type { DnsRecordsApi } from "../../provider/cloudflare/dns-records";
 import {
   forgetRecentZoneReads,
   RECENT_ZONE_READ_MAX_AGE_MS,
   recentZoneRecords,
-} from "../../src/cloudflare/recent-zone-reads";
+} from "../../provider/cloudflare/recent-zone-reads";
 
 /** Shared whole-zone reads for diagnoses: when one is reused, and when the zone is read again. */
 describe("recentZoneRecords", () => {

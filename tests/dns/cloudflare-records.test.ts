@@ -1,4 +1,4 @@
-import { cloudflareRecordArgs, recordResourceName } from "../../src/dns";
+import { cloudflareRecordArgs, recordResourceName } from "../../provider/dns";
 
 describe("cloudflareRecordArgs", () => {
   const options = { zoneId: "z", ttl: 300, comment: "pulumi proj/staging: email dkim" };

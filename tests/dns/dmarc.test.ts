@@ -5,9 +5,9 @@ import {
   isDmarcRecord,
   parseDmarc,
   quoteTxt,
-} from "../../src/dns";
-import type { DmarcArgs } from "../../src/dns";
-import { dmarcProblems } from "../../src/inputs";
+} from "../../provider/dns";
+import type { DmarcArgs } from "../../provider/dns";
+import { dmarcProblems } from "../../provider/inputs";
 
 const uriExample = 'must be a mailto: URI such as "mailto:dmarc@example.com"';
 const settings =

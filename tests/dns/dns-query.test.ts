@@ -5,7 +5,7 @@ import {
   txtText,
   type DnsAnswer,
   type DnsQuery,
-} from "../../src/dns/dns-query";
+} from "../../provider/dns/dns-query";
 import { useEmulator } from "../support/emulator";
 
 /**

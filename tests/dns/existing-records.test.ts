@@ -1,6 +1,6 @@
-import { claimFor } from "../../src/dns/existing-records";
-import type { ExistingRecord, PlannedRecord } from "../../src/dns/zone-records";
-import { quoteTxt } from "../../src/dns/txt";
+import { claimFor } from "../../provider/dns/existing-records";
+import type { ExistingRecord, PlannedRecord } from "../../provider/dns/zone-records";
+import { quoteTxt } from "../../provider/dns/txt";
 
 /** The rules for records a zone already holds, one situation at a time. */
 const me = { project: "mail", stack: "prod" };

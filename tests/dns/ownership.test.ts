@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { markedComment, MAX_COMMENT_LENGTH, recordOwner } from "../../src/dns/ownership";
+import { markedComment, MAX_COMMENT_LENGTH, recordOwner } from "../../provider/dns/ownership";
 
 describe("ownership marks", () => {
   it("puts the mark first, then the description, within Cloudflare's 100 characters", () => {

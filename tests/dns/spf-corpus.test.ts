@@ -1,4 +1,4 @@
-import { countSpfLookups, sameDomain, spfLookupProblem, spfUnresolvedWarning } from "../../src/dns";
+import { countSpfLookups, sameDomain, spfLookupProblem, spfUnresolvedWarning } from "../../provider/dns";
 import { ALL_SETUPS, SPF_CORPUS } from "../fixtures/spf-corpus";
 import { publishedNames, useCorpusDns } from "../support/spf-corpus-dns";
 

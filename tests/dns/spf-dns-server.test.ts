@@ -1,8 +1,8 @@
 import * as dgram from "node:dgram";
 import { promises as dns } from "node:dns";
-import { checkSpfLookups, dnsServerProblem, parseDnsServers, quoteTxt } from "../../src/dns";
-import { dnsNameserversSetting, dnsResolverSetting, forgetConfig } from "../../src/providers/connection";
-import { DNS_NAMESERVERS_SETTING, DNS_RESOLVER_SETTING } from "../../src/providers/connection-settings";
+import { checkSpfLookups, dnsServerProblem, parseDnsServers, quoteTxt } from "../../provider/dns";
+import { dnsNameserversSetting, dnsResolverSetting, forgetConfig } from "../../provider/dynamic/connection";
+import { DNS_NAMESERVERS_SETTING, DNS_RESOLVER_SETTING } from "../../provider/dynamic/connection-settings";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { publishAddresses } from "../support/service-spf";

@@ -9,7 +9,7 @@ import {
   spfLookupProblem,
   spfRecordCountProblem,
   spfUnresolvedWarning,
-} from "../../src/dns";
+} from "../../provider/dns";
 import { publishRecords } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { dnsError, withAddresses, zoneResolver } from "../support/spf-zone";

@@ -1,4 +1,4 @@
-import { CachedSpfResolver, evaluateSpf, SpfEvaluation, SpfFamily } from "../../src/dns";
+import { CachedSpfResolver, evaluateSpf, SpfEvaluation, SpfFamily } from "../../provider/dns";
 import { ALL_SETUPS, PYSPF_CLIENTS, PYSPF_HELO, SPF_CORPUS } from "../fixtures/spf-corpus";
 import { pyspfHere, pyspfVerdict, runPyspf } from "../support/pyspf";
 import { useCorpusDns } from "../support/spf-corpus-dns";

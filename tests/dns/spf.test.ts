@@ -9,7 +9,7 @@ import {
   spfIncludeProblem,
   spfLookupTerms,
   spfRecordCountProblem,
-} from "../../src/dns";
+} from "../../provider/dns";
 
 const POSTAL = "spf.postal.example.com";
 const SERVICE_RECORD = `v=spf1 a mx include:${POSTAL} ~all`;

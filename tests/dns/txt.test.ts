@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { quoteTxt, splitUtf8, unquoteTxt } from "../../src/dns";
+import { quoteTxt, splitUtf8, unquoteTxt } from "../../provider/dns";
 
 describe("TXT quoting", () => {
   it("quotes a short value as one string", () => {

@@ -18,12 +18,12 @@ import { REPO_ROOT } from "../../packaging/clean-clone";
 
 /**
  * The doctor's start-up: the build's one-file command (packaging/bundle-doctor.js), run by bin.js
- * through V8's code cache (src/doctor/code-cache.ts). Each run here is its own Node process, as a
+ * through V8's code cache (provider/doctor/code-cache.ts). Each run here is its own Node process, as a
  * user's command is: the cache is written when a process exits and read by the next.
  */
 
-const CODE_CACHE = path.join(REPO_ROOT, "dist/src/doctor/code-cache.js");
-const BUNDLE = path.join(REPO_ROOT, "dist/src/doctor/command.bundle.js");
+const CODE_CACHE = path.join(REPO_ROOT, "dist/provider/doctor/code-cache.js");
+const BUNDLE = path.join(REPO_ROOT, "dist/provider/doctor/command.bundle.js");
 
 let work: string;
 beforeEach(() => {
@@ -116,7 +116,7 @@ describe("the built command", () => {
   it("is what bin.js runs: the files Node loads are bin.js and the cache's own, then Node's modules only", () => {
     const { stdout, stderr } = spawnSync(
       process.execPath,
-      [path.join(REPO_ROOT, "dist/src/doctor/bin.js"), "doctor", "--help"],
+      [path.join(REPO_ROOT, "dist/provider/doctor/bin.js"), "doctor", "--help"],
       {
         encoding: "utf8",
         env: { ...process.env, NODE_DEBUG: "module" },
@@ -126,6 +126,6 @@ describe("the built command", () => {
     const loaded = [...stderr.matchAll(/^MODULE \d+: load "([^"]+)"/gm)].map((match) =>
       path.relative(REPO_ROOT, match[1]!),
     );
-    expect(loaded).toEqual(["dist/src/doctor/bin.js", "dist/src/doctor/code-cache.js"]);
+    expect(loaded).toEqual(["dist/provider/doctor/bin.js", "dist/provider/doctor/code-cache.js"]);
   });
 });

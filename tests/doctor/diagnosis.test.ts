@@ -1,6 +1,11 @@
-import type { DnsRecord, DomainCheck } from "../../src/client";
-import { DNS_CONCURRENCY, diagnoseChecks, doctorDnsQuery, examineDomain } from "../../src/doctor/diagnosis";
-import type { DnsAnswer, DnsQuery } from "../../src/dns/dns-query";
+import type { DnsRecord, DomainCheck } from "../../provider/client";
+import {
+  DNS_CONCURRENCY,
+  diagnoseChecks,
+  doctorDnsQuery,
+  examineDomain,
+} from "../../provider/doctor/diagnosis";
+import type { DnsAnswer, DnsQuery } from "../../provider/dns/dns-query";
 
 /**
  * The doctor's DNS side without sockets: a table of answers stands for DNS. What it says when the

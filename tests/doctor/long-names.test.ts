@@ -1,4 +1,4 @@
-import { doctorReport, doctorTable } from "../../src/doctor/report";
+import { doctorReport, doctorTable } from "../../provider/doctor/report";
 import { ALL_CHECKS_OK } from "../support/checks";
 
 /** The doctor's table in 80 columns with a long (valid) domain name. */

@@ -1,4 +1,4 @@
-import { DoctorUsageError, doctorOptions } from "../../src/doctor/options";
+import { DoctorUsageError, doctorOptions } from "../../provider/doctor/options";
 
 const KEY = "SecretKey0123456789abcd";
 const ENV = { EMAIL_DELIVERY_BASE_URL: "http://127.0.0.1:7700", EMAIL_DELIVERY_API_KEY: KEY };

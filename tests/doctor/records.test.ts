@@ -1,4 +1,4 @@
-import { atOrUnder, domainRecords, readRecords, RecordsError } from "../../src/doctor/records";
+import { atOrUnder, domainRecords, readRecords, RecordsError } from "../../provider/doctor/records";
 
 /** The records the doctor reads (`--records`): a Domain's dnsRecords, or `pulumi stack output --json`. */
 

@@ -1,14 +1,14 @@
-import { printableLines } from "../../src/doctor/printing";
+import { printableLines } from "../../provider/doctor/printing";
 import {
   doctorReport,
   doctorTable,
   NOT_SERVED_HEADING,
   wrap,
   type DoctorDiagnosis,
-} from "../../src/doctor/report";
-import type { DomainCheck } from "../../src/client";
-import { diagnose } from "../../src/verification/diagnosis";
-import { type DiagnosisFacts } from "../../src/verification/diagnosis-facts";
+} from "../../provider/doctor/report";
+import type { DomainCheck } from "../../provider/client";
+import { diagnose } from "../../provider/verification/diagnosis";
+import { type DiagnosisFacts } from "../../provider/verification/diagnosis-facts";
 
 const failing: DomainCheck = {
   spfStatus: "OK",

@@ -1,4 +1,4 @@
-import { createClient, DnsRecord } from "../../src/client";
+import { createClient, DnsRecord } from "../../provider/client";
 import { Emulator } from "../../emulator";
 import { clientFor, useEmulator } from "../support/emulator";
 import { ALL_CHECKS_OK } from "../support/checks";

@@ -1,7 +1,7 @@
 import { promises as dnsPromises } from "node:dns";
 import { MessageRecord } from "../../emulator";
 import { postalSignedFields, serverToken } from "../../emulator/email-api/outgoing";
-import { DkimTxtLookup, headerName, splitMessage, verifyDkim } from "../../src/receivers/dkim-message";
+import { DkimTxtLookup, headerName, splitMessage, verifyDkim } from "../../provider/receivers/dkim-message";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 
 /**

@@ -1,7 +1,7 @@
 import { promises as dnsPromises } from "node:dns";
 import { sendingHost, serviceRecords } from "../../emulator/dns/service-records";
 import { defaultMailDnsConfig } from "../../emulator/config";
-import { CachedSpfResolver, evaluateSpf, SpfResolver } from "../../src/dns";
+import { CachedSpfResolver, evaluateSpf, SpfResolver } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 
 /**

@@ -1,5 +1,5 @@
-import { quoteTxt, unquoteTxt } from "../../src/dns";
-import { providerLoaderText } from "../../src/providers/loader";
+import { quoteTxt, unquoteTxt } from "../../provider/dns";
+import { providerLoaderText } from "../../provider/dynamic/loader";
 import { useEmulator } from "../support/emulator";
 import {
   isHostCallError,

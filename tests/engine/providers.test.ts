@@ -1,5 +1,5 @@
 import { Emulator } from "../../emulator";
-import { quoteTxt } from "../../src";
+import { quoteTxt } from "../../provider";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import {
   HostCallError,

@@ -4,7 +4,7 @@ import { load } from "js-yaml";
 import type { Emulator } from "../../emulator";
 import { startEmulator } from "../../emulator";
 import { runUnderMocks } from "../../packaging/program-under-mocks";
-import { providerLoaderText } from "../../src/providers/loader";
+import { providerLoaderText } from "../../provider/dynamic/loader";
 import { useEmulator } from "../support/emulator";
 import { DNS_RECORD_TYPE, runProgram } from "../../testing";
 

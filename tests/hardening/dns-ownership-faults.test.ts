@@ -1,6 +1,6 @@
 import { promises as dns } from "node:dns";
-import { Domain, DomainArgs } from "../../src";
-import { quoteTxt } from "../../src/dns";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 import { publishGoogleSpf, ZONES_WITH_GOOGLE } from "../support/service-spf";
 import { destroyRun, runProgram, RunOptions } from "../../testing";

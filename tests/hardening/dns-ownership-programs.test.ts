@@ -1,8 +1,8 @@
 import { promises as dns } from "node:dns";
 import * as cloudflareSdk from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
-import { Domain, DomainArgs } from "../../src";
-import { quoteTxt, unquoteTxt } from "../../src/dns";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { clientFor, useEmulator } from "../support/emulator";
 import { publishAddresses, publishGoogleSpf, ZONES_WITH_GOOGLE } from "../support/service-spf";
 import { destroyRun, ProgramRun, runProgram, RunOptions, unchangedFrom } from "../../testing";

@@ -1,9 +1,9 @@
 import { promises as dns } from "node:dns";
-import { claimedRecordProvider } from "../../src/providers";
-import type { ClaimedRecordOutputs } from "../../src/providers/claimed-record-contents";
-import { forgetConfig } from "../../src/providers/connection";
-import type { ClaimedRecordInputs } from "../../src/inputs";
-import { quoteTxt } from "../../src/dns/txt";
+import { claimedRecordProvider } from "../../provider/dynamic";
+import type { ClaimedRecordOutputs } from "../../provider/dynamic/claimed-record-contents";
+import { forgetConfig } from "../../provider/dynamic/connection";
+import type { ClaimedRecordInputs } from "../../provider/inputs";
+import { quoteTxt } from "../../provider/dns/txt";
 import type { CloudflareRecordInput } from "../../emulator";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";

@@ -1,8 +1,8 @@
 import { promises as dns } from "node:dns";
-import type { DomainArgs } from "../../src";
-import type { ClaimedRecordInputs } from "../../src/inputs";
-import type { ClaimedRecordOutputs } from "../../src/providers/claimed-record-contents";
-import { quoteTxt, unquoteTxt } from "../../src/dns/txt";
+import type { DomainArgs } from "../../provider";
+import type { ClaimedRecordInputs } from "../../provider/inputs";
+import type { ClaimedRecordOutputs } from "../../provider/dynamic/claimed-record-contents";
+import { quoteTxt, unquoteTxt } from "../../provider/dns/txt";
 import { useEmulator } from "../support/emulator";
 import {
   claimedInputs,

@@ -1,10 +1,10 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { AttemptRecord, isAnswerLostObjectExists, isEmailApiError } from "../../src/client";
-import { domainProvider, routeProvider } from "../../src/providers";
-import { forgetConfig, setClientDefaults } from "../../src/providers/connection";
-import type { RouteInputs } from "../../src/inputs";
-import type { DomainOutputs } from "../../src/providers/domain-provider";
-import type { RouteOutputs } from "../../src/providers/route-provider";
+import { AttemptRecord, isAnswerLostObjectExists, isEmailApiError } from "../../provider/client";
+import { domainProvider, routeProvider } from "../../provider/dynamic";
+import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
+import type { RouteInputs } from "../../provider/inputs";
+import type { DomainOutputs } from "../../provider/dynamic/domain-provider";
+import type { RouteOutputs } from "../../provider/dynamic/route-provider";
 import type { FaultRule, RequestLogEntry } from "../../emulator";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";

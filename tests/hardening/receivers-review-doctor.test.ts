@@ -1,6 +1,6 @@
-import { judgeReceivers, serviceMail } from "../../src/receivers";
-import { doctorReport, doctorTable } from "../../src/doctor/report";
-import { receiversMessage } from "../../src/verification/receivers-report";
+import { judgeReceivers, serviceMail } from "../../provider/receivers";
+import { doctorReport, doctorTable } from "../../provider/doctor/report";
+import { receiversMessage } from "../../provider/verification/receivers-report";
 import { ALL_CHECKS_OK } from "../support/checks";
 import { DnsTable, publishedAsAsked, serviceRecords, tableResolver } from "../support/receivers-world";
 

@@ -1,4 +1,4 @@
-import { CachedSpfResolver } from "../../src/dns/spf-dns";
+import { CachedSpfResolver } from "../../provider/dns/spf-dns";
 import {
   checkHost,
   judgeReceivers,
@@ -6,11 +6,11 @@ import {
   receiverResolver,
   receiversAccept,
   serviceMail,
-} from "../../src/receivers";
-import type { DnsAnswer, DnsQuery } from "../../src/dns/dns-query";
-import { readDkimKey, dkimKeyProblem } from "../../src/receivers/dkim-key";
-import { judgedChecks } from "../../src/verification/receivers-step";
-import type { CheckName } from "../../src/inputs";
+} from "../../provider/receivers";
+import type { DnsAnswer, DnsQuery } from "../../provider/dns/dns-query";
+import { readDkimKey, dkimKeyProblem } from "../../provider/receivers/dkim-key";
+import { judgedChecks } from "../../provider/verification/receivers-step";
+import type { CheckName } from "../../provider/inputs";
 import { generateKeyPairSync } from "node:crypto";
 import {
   DnsTable,
@@ -23,7 +23,7 @@ import {
 } from "../support/receivers-world";
 
 /**
- * Adversarial review of receivers' judgement (src/receivers) over DNS tables. Each test asserts
+ * Adversarial review of receivers' judgement (provider/receivers) over DNS tables. Each test asserts
  * what RFC 7208 / 6376 / 7489 say receivers do; the ones that fail on the code as reviewed are
  * defects (see the report), the others are attacks that held.
  */

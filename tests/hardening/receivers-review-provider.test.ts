@@ -1,6 +1,6 @@
 import * as dgram from "node:dgram";
-import { createVerificationProvider } from "../../src/providers/verification-provider";
-import type { DnsRecord } from "../../src/client";
+import { createVerificationProvider } from "../../provider/dynamic/verification-provider";
+import type { DnsRecord } from "../../provider/client";
 import { ALL_CHECKS_OK } from "../support/checks";
 import { InstantClock, instantClock } from "../support/fake-clock";
 import { configureRequest, failure, verificationInputs } from "../support/providers";

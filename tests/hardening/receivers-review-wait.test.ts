@@ -1,6 +1,6 @@
-import { judgeReceivers, serviceMail } from "../../src/receivers";
-import type { ReceiversJudgement } from "../../src/receivers";
-import { waitForChecks, WaitOptions } from "../../src/verification/wait";
+import { judgeReceivers, serviceMail } from "../../provider/receivers";
+import type { ReceiversJudgement } from "../../provider/receivers";
+import { waitForChecks, WaitOptions } from "../../provider/verification/wait";
 import { ALL_CHECKS_OK } from "../support/checks";
 import { steppedWaitClock } from "../support/fake-clock";
 import { DnsTable, publishedAsAsked, serviceRecords, tableResolver } from "../support/receivers-world";

@@ -1,5 +1,5 @@
 import * as http from "node:http";
-import { domainProvider } from "../../src/providers";
+import { domainProvider } from "../../provider/dynamic";
 import { useEmulator, uniqueDomain } from "../support/emulator";
 import { configureForUrl, failure } from "../support/providers";
 import { listenOnLoopback } from "../support/scripted-server";

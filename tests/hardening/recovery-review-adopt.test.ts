@@ -1,4 +1,4 @@
-import { domainProvider, routeProvider } from "../../src/providers";
+import { domainProvider, routeProvider } from "../../provider/dynamic";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, failure } from "../support/providers";
 

@@ -1,4 +1,4 @@
-import { domainProvider } from "../../src/providers";
+import { domainProvider } from "../../provider/dynamic";
 import { configureForUrl, failure } from "../support/providers";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 

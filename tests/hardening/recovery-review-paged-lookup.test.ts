@@ -1,5 +1,5 @@
 import * as http from "node:http";
-import { domainProvider } from "../../src/providers";
+import { domainProvider } from "../../provider/dynamic";
 import { configureForUrl, failure } from "../support/providers";
 import { envelope, listenOnLoopback } from "../support/scripted-server";
 

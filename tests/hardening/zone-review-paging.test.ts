@@ -1,6 +1,6 @@
 import { promises as dns } from "node:dns";
-import { Domain } from "../../src";
-import { quoteTxt, unquoteTxt } from "../../src/dns";
+import { Domain } from "../../provider";
+import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 import { destroyRun, runProgram } from "../../testing";
 

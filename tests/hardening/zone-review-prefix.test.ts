@@ -1,5 +1,5 @@
 import { promises as dns } from "node:dns";
-import { Domain } from "../../src";
+import { Domain } from "../../provider";
 import { useEmulator } from "../support/emulator";
 import { destroyRun, runProgram } from "../../testing";
 

@@ -1,7 +1,7 @@
 import { promises as dns } from "node:dns";
 import * as cloudflareSdk from "@pulumi/cloudflare";
-import { Domain, DomainArgs } from "../../src";
-import { quoteTxt } from "../../src/dns";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 import { messages, zoneEditor } from "../support/zone-harness";
 import { destroyRun, runProgram, RunOptions, unchangedFrom } from "../../testing";

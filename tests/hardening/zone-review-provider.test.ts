@@ -1,6 +1,6 @@
 import { promises as dns } from "node:dns";
-import type { ClaimedRecordInputs } from "../../src/inputs";
-import { quoteTxt } from "../../src/dns/txt";
+import type { ClaimedRecordInputs } from "../../provider/inputs";
+import { quoteTxt } from "../../provider/dns/txt";
 import { useEmulator } from "../support/emulator";
 import {
   claimedInputs,

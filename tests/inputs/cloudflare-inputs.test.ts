@@ -1,4 +1,4 @@
-import { ttlProblem, zoneIdProblem } from "../../src/inputs";
+import { ttlProblem, zoneIdProblem } from "../../provider/inputs";
 
 describe("ttlProblem", () => {
   it.each([1, 60, 300, 86400])("accepts %i", (ttl) => expect(ttlProblem(ttl)).toBeUndefined());

@@ -18,9 +18,9 @@ describe("the build stamp", () => {
     for (const file of ["package.json", "tsconfig.json", "tsconfig.build.json"]) {
       await fs.copyFile(path.join(REPO_ROOT, file), path.join(root, file));
     }
-    await fs.mkdir(path.join(root, "src", "client"), { recursive: true });
-    await fs.writeFile(path.join(root, "src", "index.ts"), "export * from './client';\n");
-    await fs.writeFile(path.join(root, "src", "client", "index.ts"), "export const a = 1;\n");
+    await fs.mkdir(path.join(root, "provider", "client"), { recursive: true });
+    await fs.writeFile(path.join(root, "provider", "index.ts"), "export * from './client';\n");
+    await fs.writeFile(path.join(root, "provider", "client", "index.ts"), "export const a = 1;\n");
     await fs.mkdir(path.join(root, "dist"));
   });
   afterEach(() => fs.rm(root, { recursive: true, force: true }));
@@ -29,19 +29,20 @@ describe("the build stamp", () => {
     expect(buildIsCurrent(root)).toBe(false); // no stamp: never built
     writeStamp(sourceHash(root), root);
     expect(buildIsCurrent(root)).toBe(true);
-    await fs.utimes(path.join(root, "src", "index.ts"), new Date(), new Date()); // touched only
+    await fs.utimes(path.join(root, "provider", "index.ts"), new Date(), new Date()); // touched only
     expect(buildIsCurrent(root)).toBe(true);
 
-    await fs.appendFile(path.join(root, "src", "client", "index.ts"), "export const b = 2;\n");
+    await fs.appendFile(path.join(root, "provider", "client", "index.ts"), "export const b = 2;\n");
     expect(buildIsCurrent(root)).toBe(false);
   });
 
   it.each([
-    ["a new source file", (root: string) => fs.writeFile(path.join(root, "src", "new.ts"), "")],
-    ["a deleted one", (root: string) => fs.rm(path.join(root, "src", "client", "index.ts"))],
+    ["a new source file", (root: string) => fs.writeFile(path.join(root, "provider", "new.ts"), "")],
+    ["a deleted one", (root: string) => fs.rm(path.join(root, "provider", "client", "index.ts"))],
     [
       "a renamed one",
-      (root: string) => fs.rename(path.join(root, "src", "index.ts"), path.join(root, "src", "main.ts")),
+      (root: string) =>
+        fs.rename(path.join(root, "provider", "index.ts"), path.join(root, "provider", "main.ts")),
     ],
     [
       "another lock file (the doctor's bundle holds the locked got and zod)",

@@ -5,11 +5,11 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { REPO_ROOT } from "../../packaging/clean-clone";
 import { startEmulator, type CreatedDomainJson, type DnsRecordJson, type Emulator } from "../../emulator";
-import { NOT_SERVED_HEADING } from "../../src/doctor/report";
+import { NOT_SERVED_HEADING } from "../../provider/doctor/report";
 import { startDnsFaultProxy } from "../support/dns-fault-proxy";
 
 /**
- * `pulumi-email-delivery doctor <domain>` as built (dist/src/doctor/bin.js), against an emulator
+ * `pulumi-email-delivery doctor <domain>` as built (dist/provider/doctor/bin.js), against an emulator
  * started here: exit 0 when every check passes, 1 when one does not, 2 on a usage or settings
  * error; `--json`; a table within 80 columns (but for the values printed whole to copy); the key
  * never printed. With `--records` and `--dns` (the emulator's two nameservers), each failing
@@ -17,7 +17,7 @@ import { startDnsFaultProxy } from "../support/dns-fault-proxy";
  * reaches a terminal; the questions asked for a records file of many domains.
  */
 
-const BIN = `${REPO_ROOT}/dist/src/doctor/bin.js`;
+const BIN = `${REPO_ROOT}/dist/provider/doctor/bin.js`;
 
 interface Run {
   code: number | null;

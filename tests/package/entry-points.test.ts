@@ -26,7 +26,7 @@ describe("entry points", () => {
       { cwd: REPO_ROOT },
     );
     const files = JSON.parse(loaded) as string[];
-    expect(files.some((file) => file.includes("/dist/src/"))).toBe(true);
+    expect(files.some((file) => file.includes("/dist/provider/"))).toBe(true);
     expect(files.filter((file) => file.includes("/dist/emulator/") || file.includes("/dns-packet/"))).toEqual(
       [],
     );
@@ -45,7 +45,7 @@ describe("entry points", () => {
       { cwd: REPO_ROOT },
     );
     const files = JSON.parse(loaded) as string[];
-    expect(files.some((file) => file.includes("/dist/src/providers/"))).toBe(true);
+    expect(files.some((file) => file.includes("/dist/provider/dynamic/"))).toBe(true);
     const sdk = files.filter((file) => /\/@pulumi\/pulumi\//.test(file));
     expect(sdk.filter((file) => /\/@pulumi\/pulumi\/index\.js$/.test(file))).toEqual([]);
     expect(files.filter((file) => /\/@pulumi\/cloudflare\//.test(file))).toEqual([]);
@@ -71,7 +71,7 @@ describe("entry points", () => {
       "pulumi-email-delivery/emulator",
       "pulumi-email-delivery/policy",
     ]);
-    expect(every.some((file) => file.includes("/dist/src/policy/"))).toBe(true);
+    expect(every.some((file) => file.includes("/dist/provider/policy/"))).toBe(true);
     expect(every.filter((file) => file.includes("/@pulumi/policy/"))).toEqual([]);
     // A policy pack starts for every preview: the policies need only the package's DNS code.
     const policies = await loadedBy(["pulumi-email-delivery/policy"]);
@@ -125,11 +125,11 @@ describe("entry points", () => {
           }),
         );
         expect(declarations).toEqual({
-          "/": "dist/src/index.d.ts",
-          "/providers": "dist/src/providers-entry.d.ts",
+          "/": "dist/provider/index.d.ts",
+          "/providers": "dist/provider/providers-entry.d.ts",
           "/emulator": "dist/emulator/index.d.ts",
           "/testing": "dist/testing/index.d.ts",
-          "/policy": "dist/src/policy/index.d.ts",
+          "/policy": "dist/provider/policy/index.d.ts",
         });
       } finally {
         await fs.rm(project, { recursive: true, force: true });

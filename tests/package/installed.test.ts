@@ -16,7 +16,7 @@ import {
   testedVersions,
   UserProject,
 } from "../../packaging/user-project";
-import { providerLoaderText, StoredProviderName } from "../../src/providers/loader";
+import { providerLoaderText, StoredProviderName } from "../../provider/dynamic/loader";
 import { publishRecords } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { ProviderHost, rpcSecret, startProviderHost, urnFor } from "../support/provider-host";
@@ -187,18 +187,18 @@ it("npm pack (of a clean clone built by its prepare script) ships the compiled p
   const compiled = packed.files.filter((file) => file.startsWith("dist/"));
   expect(compiled.every((file) => /^dist\/(src|emulator|testing)\/.+\.(js|d\.ts)$/.test(file))).toBe(true);
   for (const entry of [
-    "src/index",
-    "src/providers-entry",
+    "provider/index",
+    "provider/providers-entry",
     "emulator/index",
     "emulator/bin",
-    "src/doctor/bin",
-    "src/policy/index",
+    "provider/doctor/bin",
+    "provider/policy/index",
     "testing/index",
   ]) {
     expect(compiled).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.d.ts`]));
   }
   // The doctor command as one file, which bin.js runs (packaging/bundle-doctor.js).
-  expect(compiled).toContain("dist/src/doctor/command.bundle.js");
+  expect(compiled).toContain("dist/provider/doctor/command.bundle.js");
 }, 600_000);
 
 it(`tsc passes over the README's program and the package's declarations with the project's own TypeScript (${TSC_WAY})`, async () => {

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import * as path from "node:path";
-import type { RouteMode, SpamMode } from "../../src/client";
+import type { RouteMode, SpamMode } from "../../provider/client";
 import type { StoredResource, StoredStateFixture } from "../fixtures/stored-state/capture";
 import { publishRecords } from "../support/cloudflare";
 import { clientFor, useEmulator } from "../support/emulator";

@@ -1,7 +1,7 @@
-import { emailDeliveryPolicies } from "../../src/policy";
-import { isProductionStack } from "../../src/policy/stage";
-import { domainSettings } from "../../src/resources/domain-settings";
-import { TYPE_TOKENS } from "../../src/resources/type-tokens";
+import { emailDeliveryPolicies } from "../../provider/policy";
+import { isProductionStack } from "../../provider/policy/stage";
+import { domainSettings } from "../../provider/resources/domain-settings";
+import { TYPE_TOKENS } from "../../provider/resources/type-tokens";
 import { UNKNOWN_MARKER } from "../../testing";
 import { AnalyzedResource, Analysis, analyzeResource, analyzeStack } from "../support/policy-analysis";
 

@@ -1,4 +1,4 @@
-import { ownRecordPurpose, recordFacts, TYPE_TOKENS } from "../../src/policy/resources";
+import { ownRecordPurpose, recordFacts, TYPE_TOKENS } from "../../provider/policy/resources";
 
 /** Which records a rule takes as a Domain's own, from the parent's URN and the record's name alone. */
 describe("ownRecordPurpose", () => {

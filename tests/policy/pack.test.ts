@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
-import { TYPE_TOKENS } from "../../src/resources/type-tokens";
-import { POLICY_NAMES } from "../../src/policy";
+import { TYPE_TOKENS } from "../../provider/resources/type-tokens";
+import { POLICY_NAMES } from "../../provider/policy";
 import { urnOf } from "../support/policy-analysis";
 import {
   configure,

@@ -1,9 +1,9 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
-import { Domain, DomainArgs, Route } from "../../src";
-import { emailDeliveryPolicies } from "../../src/policy";
-import { domainSettings } from "../../src/resources/domain-settings";
-import { TYPE_TOKENS } from "../../src/resources/type-tokens";
+import { Domain, DomainArgs, Route } from "../../provider";
+import { emailDeliveryPolicies } from "../../provider/policy";
+import { domainSettings } from "../../provider/resources/domain-settings";
+import { TYPE_TOKENS } from "../../provider/resources/type-tokens";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { Analysis, analyzeRun } from "../support/policy-analysis";
 import { documentBlock } from "../support/readme";

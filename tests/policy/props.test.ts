@@ -1,4 +1,4 @@
-import { plainProps, UNKNOWN } from "../../src/policy/props";
+import { plainProps, UNKNOWN } from "../../provider/policy/props";
 
 // The proxy `@pulumi/policy` wraps properties in (its proxy.d.ts declares nothing, so untyped).
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,8 +1,8 @@
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
-import { emailDeliveryPolicies } from "../../src/policy";
-import { domainSettings } from "../../src/resources/domain-settings";
-import { TYPE_TOKENS } from "../../src/resources/type-tokens";
+import { emailDeliveryPolicies } from "../../provider/policy";
+import { domainSettings } from "../../provider/resources/domain-settings";
+import { TYPE_TOKENS } from "../../provider/resources/type-tokens";
 import { UNKNOWN_MARKER } from "../../testing";
 import { AnalyzedResource, Analysis, analyzeResource, analyzeStack, urnOf } from "../support/policy-analysis";
 

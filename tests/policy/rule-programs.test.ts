@@ -1,6 +1,6 @@
 import * as cloudflare from "@pulumi/cloudflare";
-import { Domain, DomainArgs, Route } from "../../src";
-import { emailDeliveryPolicies, EmailDeliveryPolicyName, POLICY_NAMES } from "../../src/policy";
+import { Domain, DomainArgs, Route } from "../../provider";
+import { emailDeliveryPolicies, EmailDeliveryPolicyName, POLICY_NAMES } from "../../provider/policy";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { analyzeRun } from "../support/policy-analysis";
 import { runProgram } from "../../testing";

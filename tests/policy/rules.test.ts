@@ -1,7 +1,7 @@
-import type { DmarcArgs } from "../../src/dns";
-import { emailDeliveryPolicies, POLICY_NAMES } from "../../src/policy";
-import { domainSettings } from "../../src/resources/domain-settings";
-import { TYPE_TOKENS } from "../../src/resources/type-tokens";
+import type { DmarcArgs } from "../../provider/dns";
+import { emailDeliveryPolicies, POLICY_NAMES } from "../../provider/policy";
+import { domainSettings } from "../../provider/resources/domain-settings";
+import { TYPE_TOKENS } from "../../provider/resources/type-tokens";
 import { UNKNOWN_MARKER } from "../../testing";
 import { AnalyzedResource, Analysis, analyzeResource, analyzeStack, urnOf } from "../support/policy-analysis";
 

@@ -1,6 +1,6 @@
 import { Emulator } from "../../emulator";
-import { Domain, DomainArgs } from "../../src";
-import { quoteTxt } from "../../src/dns";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 import { ProgramRun, Registration, runProgram } from "../../testing";
 

@@ -1,4 +1,4 @@
-import { Domain, DomainArgs } from "../../src";
+import { Domain, DomainArgs } from "../../provider";
 import { useEmulator } from "../support/emulator";
 import { runProgram } from "../../testing";
 

@@ -1,4 +1,4 @@
-import { Domain, Route } from "../../src";
+import { Domain, Route } from "../../provider";
 import { publishRecords } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { DNS_RECORD_TYPE, runProgram } from "../../testing";

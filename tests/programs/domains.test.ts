@@ -1,6 +1,6 @@
 import { Emulator } from "../../emulator";
-import { Domain, DomainArgs, Route } from "../../src";
-import { unquoteTxt } from "../../src/dns";
+import { Domain, DomainArgs, Route } from "../../provider";
+import { unquoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 import { DNS_RECORD_TYPE, ProgramRun, Registration, runProgram, UNKNOWN_MARKER } from "../../testing";
 

@@ -1,6 +1,6 @@
 import { promises as dns } from "node:dns";
-import { Domain, DomainArgs } from "../../src";
-import { quoteTxt, unquoteTxt } from "../../src/dns";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import {

@@ -2,7 +2,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as pulumi from "@pulumi/pulumi";
 import { Emulator } from "../../emulator";
-import { Domain, getDomainOutput, Route } from "../../src";
+import { Domain, getDomainOutput, Route } from "../../provider";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { Registration, runProgram, RunOptions } from "../../testing";
 

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { DomainInfo, getDomain, getDomainOutput } from "../../src";
-import { KEY_FRAGMENT_LENGTH } from "../../src/client/redact";
+import { DomainInfo, getDomain, getDomainOutput } from "../../provider";
+import { KEY_FRAGMENT_LENGTH } from "../../provider/client/redact";
 import { publishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 

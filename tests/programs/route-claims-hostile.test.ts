@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import { Route } from "../../src";
-import { ServiceDomain } from "../../src/resources/service-domain";
-import { routeProvider } from "../../src/providers";
-import { UNKNOWN as RPC_UNKNOWN } from "../../src/inputs";
+import { Route } from "../../provider";
+import { ServiceDomain } from "../../provider/resources/service-domain";
+import { routeProvider } from "../../provider/dynamic";
+import { UNKNOWN as RPC_UNKNOWN } from "../../provider/inputs";
 import { runProgram, UNKNOWN_MARKER } from "../../testing";
 
 const ROUTE = "email-delivery:Route";

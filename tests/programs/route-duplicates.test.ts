@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { Route } from "../../src";
+import { Route } from "../../provider";
 import { useEmulator } from "../support/emulator";
 import { runProgram } from "../../testing";
 

@@ -1,4 +1,4 @@
-import { Domain } from "../../src";
+import { Domain } from "../../provider";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { runProgram } from "../../testing";
 

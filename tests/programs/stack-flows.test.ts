@@ -1,6 +1,6 @@
 import { promises as dns } from "node:dns";
-import type { DomainArgs } from "../../src";
-import { quoteTxt, unquoteTxt } from "../../src/dns";
+import type { DomainArgs } from "../../provider";
+import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 import { publishGoogleSpf, ZONES_WITH_GOOGLE } from "../support/service-spf";
 import { domainProgram, messages, zoneEditor } from "../support/zone-harness";

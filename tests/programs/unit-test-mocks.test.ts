@@ -42,7 +42,7 @@ async function runUnderMocks(preview: boolean, engineLike = false): Promise<Outc
       });
       pulumi.runtime.setMockOptions(monitor, "project", "stack", ${preview});
     }
-    const { Domain, Route } = require(${JSON.stringify(path.join(REPO_ROOT, "dist/src"))});
+    const { Domain, Route } = require(${JSON.stringify(path.join(REPO_ROOT, "dist/provider"))});
     const domain = new Domain("mail", { name: "mail.example.com", cloudflare: { zoneId: "${ZONE}" } });
     const route = new Route("support", { name: "support", domainId: domain.domainId, endpointId: 1 });
     let routeDomainId;

@@ -1,5 +1,5 @@
-import { Domain } from "../../src";
-import { quoteTxt, unquoteTxt } from "../../src/dns";
+import { Domain } from "../../provider";
+import { quoteTxt, unquoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 import { DNS_RECORD_TYPE, runProgram, RunOptions, unchangedFrom } from "../../testing";
 

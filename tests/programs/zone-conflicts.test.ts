@@ -1,8 +1,8 @@
 import { promises as dns } from "node:dns";
 import type * as pulumi from "@pulumi/pulumi";
-import { Domain, DomainArgs, DomainCloudflareArgs } from "../../src";
-import { quoteTxt } from "../../src/dns";
-import { conflictsMessage, RunChecks, ZoneConflict } from "../../src/resources/zone-conflicts";
+import { Domain, DomainArgs, DomainCloudflareArgs } from "../../provider";
+import { quoteTxt } from "../../provider/dns";
+import { conflictsMessage, RunChecks, ZoneConflict } from "../../provider/resources/zone-conflicts";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { ProgramRun, runProgram, RunOptions } from "../../testing";

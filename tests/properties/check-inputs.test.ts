@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { domainToASCII, domainToUnicode } from "node:url";
 import type * as pulumi from "@pulumi/pulumi";
-import { domainProvider, routeProvider, verificationProvider } from "../../src/providers";
-import { UNKNOWN } from "../../src/inputs";
+import { domainProvider, routeProvider, verificationProvider } from "../../provider/dynamic";
+import { UNKNOWN } from "../../provider/inputs";
 import { useEmulator } from "../support/emulator";
 import { configureFor } from "../support/providers";
 
@@ -11,7 +11,7 @@ import { configureFor } from "../support/providers";
  * the properties an independent oracle finds invalid (one failure per bad property, named), fills
  * defaults and passes valid and unknown values through, and sends nothing to the service.
  *
- * The oracles below are written from the rules (the Args' JSDoc, src/inputs) as plain
+ * The oracles below are written from the rules (the Args' JSDoc, provider/inputs) as plain
  * predicates; they do not call the provider's own rule functions.
  */
 
@@ -126,7 +126,7 @@ const VERIFICATION: Record<string, PropertyOracle> = {
 };
 
 /**
- * The verification's rules across properties (src/inputs/verification-inputs.ts), applied
+ * The verification's rules across properties (provider/inputs/verification-inputs.ts), applied
  * when the values involved are known numbers (given or defaulted):
  * - the poll interval must not exceed the timeout; this applies to the defaulted poll interval
  *   too: `timeoutSeconds: 3` alone is refused;

@@ -1,7 +1,7 @@
 import fc from "fast-check";
-import { dmarcRecordContent, isDmarcRecord, parseDmarc, quoteTxt, unquoteTxt } from "../../src/dns";
-import type { DmarcAlignment, DmarcArgs, DmarcFailureReportOption, DmarcPolicy } from "../../src/dns";
-import { dmarcProblems } from "../../src/inputs";
+import { dmarcRecordContent, isDmarcRecord, parseDmarc, quoteTxt, unquoteTxt } from "../../provider/dns";
+import type { DmarcAlignment, DmarcArgs, DmarcFailureReportOption, DmarcPolicy } from "../../provider/dns";
+import { dmarcProblems } from "../../provider/inputs";
 
 /**
  * The DMARC module over generated settings: every valid `DmarcArgs` gives content that reads back

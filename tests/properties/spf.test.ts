@@ -12,7 +12,7 @@ import {
   SpfResolver,
   SpfTerm,
   spfLookupProblem,
-} from "../../src/dns";
+} from "../../provider/dns";
 
 /**
  * The SPF merge and lookup count over generated records (beside tests/dns/spf.test.ts, which has

@@ -1,8 +1,8 @@
 import { promises as dnsPromises } from "node:dns";
 import fc from "fast-check";
-import { sameDomainName } from "../../src/client";
-import type { DnsRecord } from "../../src/client";
-import { cloudflareContent, cloudflareName, quoteTxt, splitUtf8, unquoteTxt } from "../../src/dns";
+import { sameDomainName } from "../../provider/client";
+import type { DnsRecord } from "../../provider/client";
+import { cloudflareContent, cloudflareName, quoteTxt, splitUtf8, unquoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 
 /**

@@ -3,7 +3,7 @@ import {
   dnsResolverSetting,
   forgetConfig,
   rememberConfig,
-} from "../../src/providers/connection";
+} from "../../provider/dynamic/connection";
 import { configureRequest } from "../support/providers";
 
 /**

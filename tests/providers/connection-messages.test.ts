@@ -1,10 +1,10 @@
-import { domainProvider } from "../../src/providers";
+import { domainProvider } from "../../provider/dynamic";
 import {
   cloudflareSetting,
   forgetConfig,
   serviceClient,
   setClientDefaults,
-} from "../../src/providers/connection";
+} from "../../provider/dynamic/connection";
 import { useEmulator } from "../support/emulator";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 import { configureRequest, failure } from "../support/providers";

@@ -1,7 +1,7 @@
-import { domainProvider } from "../../src/providers";
-import { forgetConfig, serviceClient } from "../../src/providers/connection";
-import { keyProblem } from "../../src/client/key-check";
-import { createClient } from "../../src/client";
+import { domainProvider } from "../../provider/dynamic";
+import { forgetConfig, serviceClient } from "../../provider/dynamic/connection";
+import { keyProblem } from "../../provider/client/key-check";
+import { createClient } from "../../provider/client";
 import { useEmulator } from "../support/emulator";
 import { configureRequest, failure } from "../support/providers";
 

@@ -1,8 +1,14 @@
 import fc from "fast-check";
-import { UNKNOWN } from "../../src/inputs";
-import { changedFields, diffByRules, diffProperties, pickFields, sameValue } from "../../src/providers/diff";
-import { providerLoaderText } from "../../src/providers/loader";
-import { withoutStoredProvider } from "../../src/providers/stored-provider";
+import { UNKNOWN } from "../../provider/inputs";
+import {
+  changedFields,
+  diffByRules,
+  diffProperties,
+  pickFields,
+  sameValue,
+} from "../../provider/dynamic/diff";
+import { providerLoaderText } from "../../provider/dynamic/loader";
+import { withoutStoredProvider } from "../../provider/dynamic/stored-provider";
 
 /** The diff helpers the providers share, alone (the providers' own tests cover how they use them). */
 describe("changedFields", () => {

@@ -1,8 +1,8 @@
-import { domainProvider } from "../../src/providers";
+import { domainProvider } from "../../provider/dynamic";
 import { domainAnswerLost } from "../support/answer-lost";
-import { forgetSharedLists } from "../../src/client/process-runtime";
-import { forgetConfig } from "../../src/providers/connection";
-import { UNKNOWN } from "../../src/inputs";
+import { forgetSharedLists } from "../../provider/client/process-runtime";
+import { forgetConfig } from "../../provider/dynamic/connection";
+import { UNKNOWN } from "../../provider/inputs";
 import type { RequestLogEntry } from "../../emulator";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureRequest, failure } from "../support/providers";

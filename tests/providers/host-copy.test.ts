@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { run } from "../../packaging/commands";
-import { hostCopyProblem } from "../../src/resources/host-copy";
+import { hostCopyProblem } from "../../provider/resources/host-copy";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
 
@@ -50,7 +50,7 @@ describe("a program registering resources warns once when the host would load an
   const warningsIn = async (cwd: string) => {
     const script = `
       const pulumi = require(${JSON.stringify(require.resolve("@pulumi/pulumi"))});
-      const { Route } = require(${JSON.stringify(path.join(REPO_ROOT, "dist/src"))});
+      const { Route } = require(${JSON.stringify(path.join(REPO_ROOT, "dist/provider"))});
       pulumi.runtime.setMocks({ newResource: (a) => ({ id: a.name, state: a.inputs }), call: () => ({}) }, "p", "s", true);
       const warnings = [];
       console.warn = (line) => warnings.push(line);

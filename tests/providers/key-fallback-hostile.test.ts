@@ -1,5 +1,5 @@
-import { domainProvider } from "../../src/providers";
-import { forgetConfig, serviceClient, setClientDefaults } from "../../src/providers/connection";
+import { domainProvider } from "../../provider/dynamic";
+import { forgetConfig, serviceClient, setClientDefaults } from "../../provider/dynamic/connection";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
 

@@ -9,7 +9,7 @@ import {
   STORED_PROVIDERS,
   StoredProviderName,
   storedProviderOutdated,
-} from "../../src/providers/loader";
+} from "../../provider/dynamic/loader";
 import { publishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { SERIALIZED_BEFORE_THE_LOADER } from "../support/provider-host";
@@ -63,8 +63,8 @@ describe("the stored provider text", () => {
     };
     expect(PROVIDERS_ENTRY_POINT).toBe(`${manifest.name}/providers`);
     expect(manifest.exports["./providers"]).toEqual({
-      types: "./dist/src/providers-entry.d.ts",
-      default: "./dist/src/providers-entry.js",
+      types: "./dist/provider/providers-entry.d.ts",
+      default: "./dist/provider/providers-entry.js",
     });
   });
 

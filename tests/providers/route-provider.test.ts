@@ -1,11 +1,11 @@
 import * as http from "node:http";
 import { routeAnswerLost } from "../support/answer-lost";
-import { routeProvider } from "../../src/providers";
-import { UNKNOWN } from "../../src/inputs";
+import { routeProvider } from "../../provider/dynamic";
+import { UNKNOWN } from "../../provider/inputs";
 import type { RequestLogEntry } from "../../emulator";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureForUrl, failure } from "../support/providers";
-import { forgetConfig } from "../../src/providers/connection";
+import { forgetConfig } from "../../provider/dynamic/connection";
 import { envelope, listenOnLoopback, startScriptedServer } from "../support/scripted-server";
 
 /** A logged request as `endpoint` or `endpoint:fault`. */

@@ -1,8 +1,8 @@
-import { createVerificationProvider } from "../../src/providers/verification-provider";
+import { createVerificationProvider } from "../../provider/dynamic/verification-provider";
 import { configureRequest, failure, verificationInputs } from "../support/providers";
-import { forgetConfig, setClientDefaults } from "../../src/providers/connection";
-import { forgetRecentZoneReads } from "../../src/cloudflare/recent-zone-reads";
-import type { DnsRecord } from "../../src/client";
+import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
+import { forgetRecentZoneReads } from "../../provider/cloudflare/recent-zone-reads";
+import type { DnsRecord } from "../../provider/client";
 import { publishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { InstantClock, instantClock } from "../support/fake-clock";

@@ -1,6 +1,6 @@
-import { createVerificationProvider } from "../../src/providers/verification-provider";
-import { UNKNOWN } from "../../src/inputs";
-import type { DnsRecord } from "../../src/client";
+import { createVerificationProvider } from "../../provider/dynamic/verification-provider";
+import { UNKNOWN } from "../../provider/inputs";
+import type { DnsRecord } from "../../provider/client";
 import { publishRecords, unpublishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureRequest, failure, verificationInputs } from "../support/providers";

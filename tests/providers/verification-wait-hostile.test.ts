@@ -1,7 +1,7 @@
-import { createClient } from "../../src/client";
-import { forgetRateLimits, forgetSharedLists } from "../../src/client/process-runtime";
-import { verificationProvider } from "../../src/providers";
-import { forgetConfig, setClientDefaults } from "../../src/providers/connection";
+import { createClient } from "../../provider/client";
+import { forgetRateLimits, forgetSharedLists } from "../../provider/client/process-runtime";
+import { verificationProvider } from "../../provider/dynamic";
+import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
 import { configureRequest, failure, verificationInputs } from "../support/providers";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 

@@ -10,9 +10,9 @@ import {
   signDkim,
   splitMessage,
   verifyDkim,
-} from "../../src/receivers/dkim-message";
-import { readDkimKey } from "../../src/receivers/dkim-key";
-import { parseTagList } from "../../src/receivers/dkim-tags";
+} from "../../provider/receivers/dkim-message";
+import { readDkimKey } from "../../provider/receivers/dkim-key";
+import { parseTagList } from "../../provider/receivers/dkim-tags";
 
 /** DKIM signing and verifying (RFC 6376), and its pure parts, against known vectors. */
 

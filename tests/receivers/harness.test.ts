@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
-import { quoteTxt } from "../../src/dns";
+import { quoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
 import { destinations, TRACED } from "../support/offline";
 import {

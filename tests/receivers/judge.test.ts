@@ -1,4 +1,4 @@
-import { judgeReceivers, receiversAccept, serviceMail } from "../../src/receivers";
+import { judgeReceivers, receiversAccept, serviceMail } from "../../provider/receivers";
 import {
   dkimPublicKey,
   DnsTable,
@@ -9,7 +9,7 @@ import {
 } from "../support/receivers-world";
 
 /**
- * The receivers' model (src/receivers/judge.ts) over DNS tables: the postures issue 34 found the
+ * The receivers' model (provider/receivers/judge.ts) over DNS tables: the postures issue 34 found the
  * package calling verified while receivers reject the mail, and the ones it failed that receivers
  * accept. Real receivers judge the same postures in tests/receivers/corpus.test.ts.
  */

@@ -1,10 +1,10 @@
 import { inspect } from "node:util";
-import { createClient, DnsRecord } from "../../src/client";
-import { domainProvider, routeProvider } from "../../src/providers";
-import type { TypedResourceProvider } from "../../src/providers/stored-provider";
-import { createVerificationProvider } from "../../src/providers/verification-provider";
-import { forgetConfig, setClientDefaults } from "../../src/providers/connection";
-import { Domain, Route } from "../../src";
+import { createClient, DnsRecord } from "../../provider/client";
+import { domainProvider, routeProvider } from "../../provider/dynamic";
+import type { TypedResourceProvider } from "../../provider/dynamic/stored-provider";
+import { createVerificationProvider } from "../../provider/dynamic/verification-provider";
+import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
+import { Domain, Route } from "../../provider";
 import { publishRecords } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { instantClock } from "../support/fake-clock";

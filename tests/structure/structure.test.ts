@@ -7,7 +7,7 @@ import * as path from "node:path";
  * that grows gets a file of its own).
  */
 const ROOT = path.resolve(__dirname, "../..");
-const PACKAGE_FOLDERS = ["src", "emulator", "testing"];
+const PACKAGE_FOLDERS = ["provider", "emulator", "testing"];
 const MAX_LINES = 300;
 
 function sourceFiles(folder: string): string[] {
@@ -90,12 +90,12 @@ describe("importCircles", () => {
   });
 
   it("reads type imports and re-exports as imports", () => {
-    const file = path.join(ROOT, "src/index.ts");
+    const file = path.join(ROOT, "provider/index.ts");
     const text =
       'import type { A } from "./inputs";\nexport * from "./resources";\nimport x from "node:fs";\n';
     expect(relativeImports(file, text)).toEqual([
-      path.join(ROOT, "src/inputs/index.ts"),
-      path.join(ROOT, "src/resources/index.ts"),
+      path.join(ROOT, "provider/inputs/index.ts"),
+      path.join(ROOT, "provider/resources/index.ts"),
     ]);
   });
 });

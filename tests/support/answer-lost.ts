@@ -1,6 +1,6 @@
 /**
  * The providers' errors for a create whose answer was lost while an object of its name now exists
- * (src/providers/domain-provider.ts, route-provider.ts), word for word: what a user reads.
+ * (provider/dynamic/domain-provider.ts, route-provider.ts), word for word: what a user reads.
  */
 
 /** The Domain provider's. */

@@ -1,4 +1,4 @@
-import type { DomainCheck } from "../../src/client";
+import type { DomainCheck } from "../../provider/client";
 
 /** A check result with all four checks passing, as the client (and the emulator's rules) report it. */
 export const ALL_CHECKS_OK: DomainCheck = {

@@ -1,5 +1,5 @@
-import { FRESH_LIST_GATHER, processRuntime } from "../../src/client/process-runtime";
-import { SingleFlight } from "../../src/client/single-flight";
+import { FRESH_LIST_GATHER, processRuntime } from "../../provider/client/process-runtime";
+import { SingleFlight } from "../../provider/client/single-flight";
 import type { FakeClock } from "./fake-clock";
 
 /** The process's lists on a test's clock, counting the callers of fresh lists (lookups, reads confirming a loss). */

@@ -1,11 +1,11 @@
 import { steppedWaitClock } from "./fake-clock";
-import { DomainCheck, EmailApiError } from "../../src/client";
-import type { CheckName } from "../../src/inputs";
-import { checkDiagnoser } from "../../src/verification/check-diagnosis";
-import type { ExpectedRecord } from "../../src/verification/diagnosis-facts";
-import type { DnsAnswer } from "../../src/dns/dns-query";
-import { CHECKS } from "../../src/verification/report";
-import { waitForChecks, WaitOptions } from "../../src/verification/wait";
+import { DomainCheck, EmailApiError } from "../../provider/client";
+import type { CheckName } from "../../provider/inputs";
+import { checkDiagnoser } from "../../provider/verification/check-diagnosis";
+import type { ExpectedRecord } from "../../provider/verification/diagnosis-facts";
+import type { DnsAnswer } from "../../provider/dns/dns-query";
+import { CHECKS } from "../../provider/verification/report";
+import { waitForChecks, WaitOptions } from "../../provider/verification/wait";
 import { ALL_CHECKS_OK } from "./checks";
 
 /**

@@ -4,7 +4,7 @@ import {
   EmailApiError,
   EmailDeliveryClient,
   isEmailApiError,
-} from "../../src/client";
+} from "../../provider/client";
 import { Emulator, EmulatorOptions, startEmulator } from "../../emulator";
 
 /** Starts an emulator for the file's tests (free ports on 127.0.0.1) and stops it afterwards. */

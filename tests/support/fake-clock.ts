@@ -1,5 +1,5 @@
-import type { LimiterClock } from "../../src/client/adaptive-rate-limiter";
-import type { WaitClock, WaitOptions } from "../../src/verification/wait";
+import type { LimiterClock } from "../../provider/client/adaptive-rate-limiter";
+import type { WaitClock, WaitOptions } from "../../provider/verification/wait";
 
 interface Timer {
   at: number;

@@ -7,7 +7,7 @@ import { urnOf } from "./policy-analysis";
 
 /**
  * The ready pack (`policy-pack/`) started as the engine starts it: in a project where the package
- * is installed (its shipped files: package.json, dist/src, policy-pack), by the project's
+ * is installed (its shipped files: package.json, dist/provider, policy-pack), by the project's
  * `@pulumi/pulumi/cmd/run-policy-pack` with the pack folder as its working directory and the
  * stack's name in the environment, then spoken to over gRPC as the engine speaks to it:
  * ConfigureStack, GetAnalyzerInfo, Configure (what a `--policy-pack-config` file sets), Analyze
@@ -42,7 +42,7 @@ export async function installPack(): Promise<InstalledPack> {
   const project = await fs.mkdtemp(path.join(os.tmpdir(), "email-delivery-pack-"));
   const installed = path.join(project, "node_modules", "pulumi-email-delivery");
   await fs.mkdir(installed, { recursive: true });
-  for (const shipped of ["package.json", "dist/src", "policy-pack"]) {
+  for (const shipped of ["package.json", "dist/provider", "policy-pack"]) {
     await fs.cp(path.join(REPO, shipped), path.join(installed, shipped), { recursive: true });
   }
   // The project's own dependencies: @pulumi/pulumi and @pulumi/policy, and the package's zod and

@@ -1,5 +1,5 @@
-import { TYPE_TOKENS } from "../../src/resources/type-tokens";
-import { domainSettings } from "../../src/resources/domain-settings";
+import { TYPE_TOKENS } from "../../provider/resources/type-tokens";
+import { domainSettings } from "../../provider/resources/domain-settings";
 import { rpcSecret, UNKNOWN } from "../../testing/engine-wire";
 import { wireUrn, WireResource } from "./policy-pack-host";
 

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { forgetConfig, setClientDefaults } from "../../src/providers/connection";
-import { providerLoaderText } from "../../src/providers/loader";
+import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
+import { providerLoaderText } from "../../provider/dynamic/loader";
 import type { Emulator } from "../../emulator";
 
 /** A `configure()` request as the provider host builds it, from plain `namespace:key` config. */

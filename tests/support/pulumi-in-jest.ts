@@ -9,7 +9,7 @@
  *    its closure serializer and code-path finder when it loads, and with them the TypeScript
  *    compiler (9 MB) and npm's arborist: about 25 s of the suite's CPU, in files that never
  *    serialize a function (this package's resources store a loader text, see
- *    `src/providers/loader.ts`). The functions `runtime/index.js` copies out at load are
+ *    `provider/dynamic/loader.ts`). The functions `runtime/index.js` copies out at load are
  *    forwarders here; any use loads the real module (`tests/client/serialization.test.ts` does).
  * 2. The debugger it turns on to serialize is turned off after the file's tests. Serializing opens
  *    an inspector session with the debugger enabled (`runtime/closure/v8Hooks.js`) and never

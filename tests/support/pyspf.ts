@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import * as path from "node:path";
-import type { SpfErrorKind } from "../../src/dns";
+import type { SpfErrorKind } from "../../provider/dns";
 
 /**
  * pyspf (Debian's python3-spf, the reference SPF implementation) driven through

@@ -2,8 +2,8 @@ import {
   AdaptiveRateLimiter,
   AdaptiveRateLimiterOptions,
   outcomeOf,
-} from "../../src/client/adaptive-rate-limiter";
-import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "../../src/client/retry";
+} from "../../provider/client/adaptive-rate-limiter";
+import { backoffDelay, defaultRetryPolicy, RetryPolicy } from "../../provider/client/retry";
 import { RateLimit, TokenBucket } from "../../emulator/http/rate-limit";
 import { seededRandom } from "../../emulator/http/faults";
 import { FakeClock } from "./fake-clock";

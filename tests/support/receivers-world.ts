@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from "node:crypto";
-import type { DnsRecord } from "../../src/client";
-import type { ReceiverDns } from "../../src/receivers/receiver-dns";
+import type { DnsRecord } from "../../provider/client";
+import type { ReceiverDns } from "../../provider/receivers/receiver-dns";
 
 /**
- * A table of DNS for the receivers' model (src/receivers), answering as node:dns does: records,
+ * A table of DNS for the receivers' model (provider/receivers), answering as node:dns does: records,
  * ENODATA for a name that exists without that type, ENOTFOUND for a name that does not, and a
  * failure (ESERVFAIL) for a name listed in `failing`. Names compare without case.
  */

@@ -1,5 +1,5 @@
 import type { Emulator } from "../../emulator";
-import { quoteTxt } from "../../src/dns";
+import { quoteTxt } from "../../provider/dns";
 
 /** The include the emulator's service puts in its domains' SPF records (Postal's default, `spf.postal.<zone>`). */
 export const SERVICE_INCLUDE = "spf.postal.example.com";

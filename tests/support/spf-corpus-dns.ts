@@ -1,5 +1,5 @@
 import { promises as dnsPromises } from "node:dns";
-import { quoteTxt, SpfResolver } from "../../src/dns";
+import { quoteTxt, SpfResolver } from "../../provider/dns";
 import { Emulator, startEmulator } from "../../emulator";
 import { ALL_SETUPS, CORPUS_ZONES, FAILING_NAMES, SpfSetup } from "../fixtures/spf-corpus";
 import type { DnsEntry } from "../fixtures/spf-corpus/setup";

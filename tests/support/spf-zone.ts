@@ -1,4 +1,4 @@
-import type { SpfResolver } from "../../src/dns";
+import type { SpfResolver } from "../../provider/dns";
 
 /** What a name holds in a `zoneResolver` table: records by type, or an error every query of it gets. */
 export type ZoneEntry =

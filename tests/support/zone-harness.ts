@@ -1,10 +1,10 @@
 import type { CloudflareRecordInput, Emulator } from "../../emulator";
-import { Domain, DomainArgs } from "../../src";
-import { quoteTxt } from "../../src/dns/txt";
-import type { ClaimedRecordInputs } from "../../src/inputs";
-import { claimedRecordProvider } from "../../src/providers";
-import type { ClaimedRecordOutputs } from "../../src/providers/claimed-record-contents";
-import { forgetConfig } from "../../src/providers/connection";
+import { Domain, DomainArgs } from "../../provider";
+import { quoteTxt } from "../../provider/dns/txt";
+import type { ClaimedRecordInputs } from "../../provider/inputs";
+import { claimedRecordProvider } from "../../provider/dynamic";
+import type { ClaimedRecordOutputs } from "../../provider/dynamic/claimed-record-contents";
+import { forgetConfig } from "../../provider/dynamic/connection";
 import type { ProgramRun } from "../../testing";
 import { zoneRecordsApi } from "./cloudflare";
 import { configureRequest } from "./providers";

@@ -1,4 +1,4 @@
-import { Route } from "../../src";
+import { Route } from "../../provider";
 import { runProgram } from "../../testing";
 
 /**

@@ -1,4 +1,4 @@
-import { Domain } from "../../src";
+import { Domain } from "../../provider";
 import { useEmulator, uniqueDomain } from "../support/emulator";
 import { held, Late } from "../support/kit-runs";
 import { destroyRun, runProgram } from "../../testing";

@@ -1,5 +1,5 @@
-import type { DomainCheck } from "../../src/client";
-import { waitForChecks } from "../../src/verification/wait";
+import type { DomainCheck } from "../../provider/client";
+import { waitForChecks } from "../../provider/verification/wait";
 import { ALL_CHECKS_OK } from "../support/checks";
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
-import { Domain } from "../../src";
+import { Domain } from "../../provider";
 import {
   assertNoPolicyViolations,
   checkPolicies,

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Emulator } from "../../emulator";
-import { Domain, Route } from "../../src";
+import { Domain, Route } from "../../provider";
 import { useEmulator, uniqueDomain } from "../support/emulator";
 import { held, Late, nothingHeld } from "../support/kit-runs";
 import { destroyRun, ProgramRun, runProgram } from "../../testing";

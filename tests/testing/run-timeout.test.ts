@@ -1,5 +1,5 @@
 import { Emulator } from "../../emulator";
-import { Domain, Route } from "../../src";
+import { Domain, Route } from "../../provider";
 import { useEmulator } from "../support/emulator";
 import { destroyRun, runProgram } from "../../testing";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "@jest/globals";
 import { readFileSync } from "node:fs";
-import { Domain, Route } from "../../src";
+import { Domain, Route } from "../../provider";
 import { destroyRun, Emulator, runProgram, RunOptions, startEmulator } from "../../testing";
 import { documentBlock } from "../support/readme";
 

@@ -1,14 +1,14 @@
 import fc from "fast-check";
-import { quoteTxt } from "../../src/dns/txt";
-import { diagnose } from "../../src/verification/diagnosis";
+import { quoteTxt } from "../../provider/dns/txt";
+import { diagnose } from "../../provider/verification/diagnosis";
 import {
   DiagnosisCase,
   DiagnosisFacts,
   ExpectedRecord,
   ServerAnswer,
-} from "../../src/verification/diagnosis-facts";
-import { servesExpected } from "../../src/verification/serves";
-import { diagnosisLines, TEXT_COLUMNS } from "../../src/verification/diagnosis-text";
+} from "../../provider/verification/diagnosis-facts";
+import { servesExpected } from "../../provider/verification/serves";
+import { diagnosisLines, TEXT_COLUMNS } from "../../provider/verification/diagnosis-text";
 
 const ZONE = "example.com";
 const KEY = `v=DKIM1; t=s; h=sha256; p=${"A".repeat(200)}NEWKEY`;

@@ -3,11 +3,11 @@ import { addZone, zoneNameServers } from "../../emulator/cloudflare/zones";
 import { startDnsServer, RunningDnsServer } from "../../emulator/dns";
 import type { ZoneRecord } from "../../emulator/store/state";
 import { Store } from "../../emulator/store/store";
-import { quoteTxt } from "../../src/dns/txt";
-import { diagnose } from "../../src/verification/diagnosis";
-import { ExpectedRecord } from "../../src/verification/diagnosis-facts";
-import { DnsQuery, nodeDnsQuery } from "../../src/dns/dns-query";
-import { gatherDnsFacts } from "../../src/verification/dns-facts";
+import { quoteTxt } from "../../provider/dns/txt";
+import { diagnose } from "../../provider/verification/diagnosis";
+import { ExpectedRecord } from "../../provider/verification/diagnosis-facts";
+import { DnsQuery, nodeDnsQuery } from "../../provider/dns/dns-query";
+import { gatherDnsFacts } from "../../provider/verification/dns-facts";
 import { storeRecord } from "../support/store-records";
 
 /**

@@ -1,13 +1,13 @@
 import { steppedWaitClock } from "../support/fake-clock";
-import { DomainCheck, EmailApiError } from "../../src/client";
-import type { CheckName } from "../../src/inputs";
-import { checkDiagnoser } from "../../src/verification/check-diagnosis";
-import { diagnose } from "../../src/verification/diagnosis";
-import { ExpectedRecord } from "../../src/verification/diagnosis-facts";
-import type { DnsAnswer } from "../../src/dns/dns-query";
-import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../../src/verification/dns-first";
-import { CHECKS } from "../../src/verification/report";
-import { waitForChecks } from "../../src/verification/wait";
+import { DomainCheck, EmailApiError } from "../../provider/client";
+import type { CheckName } from "../../provider/inputs";
+import { checkDiagnoser } from "../../provider/verification/check-diagnosis";
+import { diagnose } from "../../provider/verification/diagnosis";
+import { ExpectedRecord } from "../../provider/verification/diagnosis-facts";
+import type { DnsAnswer } from "../../provider/dns/dns-query";
+import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../../provider/verification/dns-first";
+import { CHECKS } from "../../provider/verification/report";
+import { waitForChecks } from "../../provider/verification/wait";
 import { ALL_CHECKS_OK } from "../support/checks";
 
 /**

@@ -1,12 +1,12 @@
 import { steppedWaitClock } from "../support/fake-clock";
-import type { DomainCheck } from "../../src/client";
-import { checkDiagnoser } from "../../src/verification/check-diagnosis";
-import { diagnose } from "../../src/verification/diagnosis";
-import { DiagnosisFacts, ExpectedRecord } from "../../src/verification/diagnosis-facts";
-import type { CheckDiagnoses } from "../../src/verification/diagnoser";
-import type { DnsQuery } from "../../src/dns/dns-query";
-import { timeoutMessage } from "../../src/verification/report";
-import { waitForChecks, WaitOptions } from "../../src/verification/wait";
+import type { DomainCheck } from "../../provider/client";
+import { checkDiagnoser } from "../../provider/verification/check-diagnosis";
+import { diagnose } from "../../provider/verification/diagnosis";
+import { DiagnosisFacts, ExpectedRecord } from "../../provider/verification/diagnosis-facts";
+import type { CheckDiagnoses } from "../../provider/verification/diagnoser";
+import type { DnsQuery } from "../../provider/dns/dns-query";
+import { timeoutMessage } from "../../provider/verification/report";
+import { waitForChecks, WaitOptions } from "../../provider/verification/wait";
 import { ALL_CHECKS_OK } from "../support/checks";
 
 /**

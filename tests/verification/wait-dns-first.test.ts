@@ -1,16 +1,16 @@
 import { steppedWaitClock } from "../support/fake-clock";
-import { checkDiagnoser } from "../../src/verification/check-diagnosis";
-import type { DnsQuery } from "../../src/dns/dns-query";
+import { checkDiagnoser } from "../../provider/verification/check-diagnosis";
+import type { DnsQuery } from "../../provider/dns/dns-query";
 import {
   DEFAULT_SERVICE_CHECK_CAP_MS,
   dnsVerdict,
   serviceCheckReason,
-} from "../../src/verification/dns-first";
-import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../src/verification/report";
-import type { DiagnosisCase } from "../../src/verification/diagnosis-facts";
-import type { CheckDiagnosis, DiagnoseOptions, Diagnoser } from "../../src/verification/diagnoser";
+} from "../../provider/verification/dns-first";
+import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../provider/verification/report";
+import type { DiagnosisCase } from "../../provider/verification/diagnosis-facts";
+import type { CheckDiagnosis, DiagnoseOptions, Diagnoser } from "../../provider/verification/diagnoser";
 import { ALL_CHECKS_OK } from "../support/checks";
-import { waitForChecks } from "../../src/verification/wait";
+import { waitForChecks } from "../../provider/verification/wait";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";
 
 /**

@@ -1,8 +1,8 @@
-import type { DomainCheck } from "../../src/client";
-import { EmailApiError, interpretAnswer } from "../../src/client";
-import { checkVerificationInputs, VerificationInputs } from "../../src/inputs";
-import { checkTable, formatDuration } from "../../src/verification/report";
-import { checkRequestTimeout, waitForChecks, WaitOptions, waitTimes } from "../../src/verification/wait";
+import type { DomainCheck } from "../../provider/client";
+import { EmailApiError, interpretAnswer } from "../../provider/client";
+import { checkVerificationInputs, VerificationInputs } from "../../provider/inputs";
+import { checkTable, formatDuration } from "../../provider/verification/report";
+import { checkRequestTimeout, waitForChecks, WaitOptions, waitTimes } from "../../provider/verification/wait";
 import { seededRandom } from "../../emulator/http/faults";
 import { ALL_CHECKS_OK } from "../support/checks";
 

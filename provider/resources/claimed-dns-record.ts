@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClaimPolicy } from "../dns/existing-records";
 import type { RecordPurpose } from "../dns/zone-records";
-import type { OriginalRecord, Ownership } from "../providers/claimed-record-contents";
+import type { OriginalRecord, Ownership } from "../dynamic/claimed-record-contents";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
 /** A `Domain` record that may take over one the zone already holds (see `ClaimedDnsRecord`). */

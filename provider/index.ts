@@ -5,7 +5,7 @@
  * @module pulumi-email-delivery
  */
 export * from "./resources";
-export * from "./providers";
+export * from "./dynamic";
 export * as client from "./client";
 export type { CheckStatus, DnsRecord, DomainCheck, RouteMode, SpamMode } from "./client";
 export { CHECK_NAMES, ROUTE_MODES, SPAM_MODES, type CheckName } from "./inputs";

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { CheckStatus, Domain as ServiceDomainRecord, findDomain } from "../client";
 import { domainNameProblem } from "../inputs/names";
-import { programClient } from "../providers/connection";
-import { CONNECTION_SETTINGS } from "../providers/connection-settings";
+import { programClient } from "../dynamic/connection";
+import { CONNECTION_SETTINGS } from "../dynamic/connection-settings";
 
 /**
  * `getDomain` / `getDomainOutput`: a read-only lookup, by name, of a domain another stack (or a

@@ -9,8 +9,8 @@ import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
 import { saysZoneUnreachable, ZONE_ID_CHECK } from "../cloudflare/failure-advice";
 import { mergeSpfIncludes } from "../dns/spf";
-import { dnsResolverSetting } from "../providers/connection";
-import { DNS_RESOLVER_SETTING } from "../providers/connection-settings";
+import { dnsResolverSetting } from "../dynamic/connection";
+import { DNS_RESOLVER_SETTING } from "../dynamic/connection-settings";
 import { ZoneNotRead, ZoneReads, zoneReadsFor } from "./zone-reads";
 import type { ExistingRecordPolicies } from "./existing-record-policies";
 

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { keyProblem } from "../client/key-check";
 import { parseDnsServers } from "../dns/server-address";
-import { CONNECTION_SETTINGS } from "../providers/connection-settings";
+import { CONNECTION_SETTINGS } from "../dynamic/connection-settings";
 
 /**
  * The doctor's command line and settings, read as the providers read them (the same environment

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { providerLoaderText, StoredProviderName } from "../providers/loader";
+import { providerLoaderText, StoredProviderName } from "../dynamic/loader";
 import { warnIfHostLoadsAnotherCopy } from "./host-copy";
 import { dynamicTypeToken } from "./type-tokens";
 

@@ -4,7 +4,7 @@ import { isIPv4, isIPv6 } from "node:net";
  * The one check of a DNS server's address, wherever the package or its emulator takes one: the
  * SPF checks' resolver, a verification's nameservers, the doctor's `--dns`, the emulator's
  * resolver. Pure and without dependencies, so the emulator can share it (it imports nothing else
- * from `src/`): both then refuse the same addresses.
+ * from `provider/`): both then refuse the same addresses.
  */
 
 /**

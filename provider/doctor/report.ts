@@ -27,7 +27,7 @@ export interface DoctorCheck {
 }
 
 /**
- * What DNS serves for one failing check, as src/verification's diagnosis found it: the case, one
+ * What DNS serves for one failing check, as provider/verification's diagnosis found it: the case, one
  * line saying what is wrong, one saying what to do, and the facts (the expected record, each
  * nameserver's answer, the resolver's) as plain JSON. `--json` prints it as is.
  */

@@ -44,7 +44,7 @@ import type {
  * lost; `execute` (execute.ts) runs it through the one retry loop (retry-loop.ts), and `Transport`
  * (transport.ts) sends through the process's rate limiter. Every failure is an EmailApiError with a
  * kind: auth, not-found, conflict, validation, transient. The providers get theirs from
- * `serviceClient()` (providers/connection.ts) when a method runs, after `configure()`.
+ * `serviceClient()` (dynamic/connection.ts) when a method runs, after `configure()`.
  */
 export class EmailDeliveryClient {
   private readonly transport: Transport;

@@ -2,7 +2,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import { PACKAGE_NAME } from "../providers/loader";
+import { PACKAGE_NAME } from "../dynamic/loader";
 
 /** One installed copy of this package: its folder and version. */
 export interface PackageCopy {

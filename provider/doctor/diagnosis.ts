@@ -10,7 +10,7 @@ import { receiversJudge } from "../verification/receivers-judge";
 import type { DoctorDiagnosis, DoctorRecord, ReceiversReport } from "./report";
 
 /**
- * The doctor's one call into src/verification's diagnosis (`checkDiagnoser`) and receivers'
+ * The doctor's one call into provider/verification's diagnosis (`checkDiagnoser`) and receivers'
  * judgement (`receiversJudge`), and the mapping of their answers to the report's rows: when their
  * signatures change, this file is the one to follow them. The doctor publishes nothing and has no
  * Cloudflare token, so only DNS is asked, never the zone. Loaded only with `--records` (the bin
