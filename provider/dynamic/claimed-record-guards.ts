@@ -2,7 +2,7 @@
  * The claimed record provider's checks before it writes, and the write that takes a user's record
  * over: each says what it found and that nothing was changed, or keeps what it took in state.
  */
-import * as log from "@pulumi/pulumi/log";
+import { log } from "./engine-log";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import { describeRecord, Publisher } from "../dns/existing-records";
 import { competes, identical } from "../dns/zone-records";

@@ -1,4 +1,4 @@
-import * as log from "@pulumi/pulumi/log";
+import { log } from "./engine-log";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { dnsRecordsApi, DnsRecordsApi } from "../cloudflare/dns-records";
 import { freshRecordsAt } from "../cloudflare/fresh-zone-reads";

@@ -1,4 +1,4 @@
-import * as log from "@pulumi/pulumi/log";
+import { log } from "./engine-log";
 import { dnsRecordsApi } from "../cloudflare/dns-records";
 import { recentZoneRecords } from "../cloudflare/recent-zone-reads";
 import { DEFAULT_WHEN_RECEIVERS_REJECT, VerificationInputs } from "../inputs";

@@ -1,6 +1,6 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 // Only the log: the provider host has the rest of the runtime loaded, the full SDK costs ~0.4 s.
-import * as log from "@pulumi/pulumi/log";
+import { log } from "./engine-log";
 import { DomainCheck, EmailDeliveryClient, isObjectNotFound } from "../client";
 import { redact } from "../client/redact";
 import {
