@@ -1,5 +1,5 @@
 // `npm run build` (and so `prepare`): dist/ from provider/, emulator/ and testing/ with tsc (./tsc.js), the
-// doctor command as one file (./bundle-doctor.js), then a stamp of what it was
+// doctor command and the providers as one file each (./bundles.js), then a stamp of what it was
 // built from. A build whose stamp matches the sources is not made again (`--force` makes it):
 // npm runs `prepare` twice for a git install, and jest's setup right after `npm ci` would compile
 // the package a second time.
@@ -8,7 +8,7 @@ const { createHash } = require("node:crypto");
 const { execFileSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
-const { bundleDoctor } = require("./bundle-doctor");
+const { writeBundles } = require("./bundles");
 const { compiler, warnOnFallback } = require("./tsc");
 
 const ROOT = path.resolve(__dirname, "..");
@@ -16,10 +16,10 @@ const ROOT = path.resolve(__dirname, "..");
 const STAMP = path.join("dist", ".build-stamp");
 /** What the build reads besides its source folders: a change to any of them makes a new build. */
 const CONFIG_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json"];
-/** Read when present: the versions of got, zod and tldts the doctor's bundle holds. */
+/** Read when present: the versions of got, zod and tldts the bundles hold. */
 const LOCK_FILE = "package-lock.json";
 /** The build's own steps (beside this file): a change to how it builds makes a new build too. */
-const BUILD_SCRIPTS = ["build.js", "bundle-doctor.js", "tsc.js"];
+const BUILD_SCRIPTS = ["build.js", "bundles.js", "tsc.js"];
 /** The folders the build compiles (tsconfig.build.json "include"). */
 const SOURCE_FOLDERS = ["provider", "emulator", "testing"];
 
@@ -68,7 +68,7 @@ function build() {
     cwd: ROOT,
     stdio: "inherit",
   });
-  bundleDoctor();
+  writeBundles();
   writeStamp(hash);
 }
 

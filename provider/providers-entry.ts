@@ -5,4 +5,29 @@
  *
  * @module pulumi-email-delivery/providers
  */
-export { claimedRecordProvider, domainProvider, routeProvider, verificationProvider } from "./dynamic";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { runWithCodeCache } from "./code-cache";
+import type * as Providers from "./providers-module";
+
+// Every Pulumi command starts a fresh provider process, which loads this before its first answer.
+// The build makes the providers and all they load (got, zod and tldts; not Pulumi's SDK) one file,
+// compiled here from the code cache of an earlier process: Node reads one file instead of about
+// 200 and compiles almost nothing. A build that could not bundle (no esbuild for the platform),
+// and the sources, load the modules as they are.
+const bundle = join(__dirname, "providers.bundle.js");
+const providers = (
+  existsSync(bundle)
+    ? runWithCodeCache(bundle, { writeAfterLoad: true }).exports
+    : // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only without a bundle
+      require("./providers-module")
+) as typeof Providers;
+
+/** The provider of a `Domain`'s domain on the service (`email-delivery:Domain`). */
+export const domainProvider: typeof Providers.domainProvider = providers.domainProvider;
+/** The provider of a `Route` (`email-delivery:Route`). */
+export const routeProvider: typeof Providers.routeProvider = providers.routeProvider;
+/** The provider of a `DomainVerification`: the wait until the service has checked the records. */
+export const verificationProvider: typeof Providers.verificationProvider = providers.verificationProvider;
+/** The provider of a `ClaimedDnsRecord`: a record the zone held, taken over or merged into. */
+export const claimedRecordProvider: typeof Providers.claimedRecordProvider = providers.claimedRecordProvider;

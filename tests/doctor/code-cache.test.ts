@@ -17,12 +17,12 @@ import * as path from "node:path";
 import { REPO_ROOT } from "../../packaging/clean-clone";
 
 /**
- * The doctor's start-up: the build's one-file command (packaging/bundle-doctor.js), run by bin.js
- * through V8's code cache (provider/doctor/code-cache.ts). Each run here is its own Node process, as a
+ * The doctor's start-up: the build's one-file command (packaging/bundles.js), run by bin.js
+ * through V8's code cache (provider/code-cache.ts). Each run here is its own Node process, as a
  * user's command is: the cache is written when a process exits and read by the next.
  */
 
-const CODE_CACHE = path.join(REPO_ROOT, "dist/provider/doctor/code-cache.js");
+const CODE_CACHE = path.join(REPO_ROOT, "dist/provider/code-cache.js");
 const BUNDLE = path.join(REPO_ROOT, "dist/provider/doctor/command.bundle.js");
 
 let work: string;
@@ -32,8 +32,9 @@ beforeEach(() => {
 afterEach(() => rmSync(work, { recursive: true, force: true }));
 
 /** Runs `file` through the code cache kept in `cacheDir`, in a new process: what it printed, then the cache's use. */
-function run(file: string, cacheDir: string): string[] {
-  const script = `const use = require(${JSON.stringify(CODE_CACHE)}).runWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}); console.log(use);`;
+function run(file: string, cacheDir: string, writeAfterLoad = false): string[] {
+  const options = JSON.stringify({ cacheDir, writeAfterLoad });
+  const script = `const { use, exports } = require(${JSON.stringify(CODE_CACHE)}).runWithCodeCache(${JSON.stringify(file)}, ${options}); if (exports.answer !== 42 && exports.answer !== 43) throw new Error("exports"); console.log(use);`;
   return execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim().split("\n");
 }
 
@@ -59,6 +60,17 @@ it("writes the cache at the first run, runs from it at the next, and the program
   expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
   expect(statSync(path.join(cacheDir, cacheFile!)).mode & 0o777).toBe(0o600);
   expect(run(program, cacheDir)).toEqual(["function true true 42 true", "used"]);
+});
+
+it("writes the cache once the program has run too, when asked: a process killed later leaves it", () => {
+  const program = writeProgram("program.js", `${PROGRAM}process.kill(process.pid, "SIGKILL");\n`);
+  const cacheDir = path.join(work, "cache");
+  expect(() => run(program, cacheDir)).toThrow(); // killed: no exit, no cache
+  expect(readdirSync(cacheDir)).toEqual([]);
+  // Killed after it ran (the kill a tick later): the cache written at load is there.
+  writeFileSync(program, `${PROGRAM}setImmediate(() => process.kill(process.pid, "SIGKILL"));\n`);
+  expect(() => run(program, cacheDir, true)).toThrow();
+  expect(readdirSync(cacheDir)).toHaveLength(1);
 });
 
 it("a changed program never meets the old cache: it is compiled from its source, under a name of its own", () => {
@@ -99,12 +111,16 @@ describe.each([
   });
 });
 
-describe("the built command", () => {
+describe.each([
+  ["the doctor command", BUNDLE, []],
+  ["the providers", path.join(REPO_ROOT, "dist/provider/providers.bundle.js"), ["@pulumi/pulumi/log"]],
+])("%s, built", (_what, file, sdk) => {
   it("is one file that needs nothing but Node's own modules (got, zod and tldts are inside), with their licenses", () => {
-    const bundle = readFileSync(BUNDLE, "utf8");
+    const bundle = readFileSync(file, "utf8");
     const required = new Set([...bundle.matchAll(/\brequire\("([^"]+)"\)/g)].map((match) => match[1]!));
     const builtins = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-    expect([...required].filter((name) => !builtins.has(name))).toEqual([]);
+    // Besides Pulumi's log for the providers: the provider host's own, loaded at a first line.
+    expect([...required].filter((name) => !builtins.has(name))).toEqual(sdk);
     const notices = bundle.slice(bundle.lastIndexOf("/*! Packages included in this file"));
     for (const pkg of ["got", "zod", "tldts", "@sindresorhus/is"]) {
       expect(notices).toMatch(
@@ -112,7 +128,9 @@ describe("the built command", () => {
       );
     }
   });
+});
 
+describe("the built command", () => {
   it("is what bin.js runs: the files Node loads are bin.js and the cache's own, then Node's modules only", () => {
     const { stdout, stderr } = spawnSync(
       process.execPath,
@@ -126,6 +144,6 @@ describe("the built command", () => {
     const loaded = [...stderr.matchAll(/^MODULE \d+: load "([^"]+)"/gm)].map((match) =>
       path.relative(REPO_ROOT, match[1]!),
     );
-    expect(loaded).toEqual(["dist/provider/doctor/bin.js", "dist/provider/doctor/code-cache.js"]);
+    expect(loaded).toEqual(["dist/provider/doctor/bin.js", "dist/provider/code-cache.js"]);
   });
 });

@@ -6,23 +6,38 @@ import * as path from "node:path";
 import * as vm from "node:vm";
 
 /**
- * How the doctor's code was compiled: from the cache of an earlier run (`used`), from source with a
+ * How a bundle's code was compiled: from the cache of an earlier run (`used`), from source with a
  * cache written for the next run (`written`), or from source with no cache to read or write (`off`:
  * no safe folder for it).
  */
 export type CodeCacheUse = "used" | "written" | "off";
 
+/** Where the cache is kept, and when it is written. */
+export interface CodeCacheOptions {
+  /** @default a folder of this user's own under the system's temporary folder; undefined: none */
+  cacheDir?: string | undefined;
+  /**
+   * Write the cache as soon as the file has run too, not only when the process exits: the engine
+   * may end a provider process without an exit Node sees.
+   * @default false
+   */
+  writeAfterLoad?: boolean;
+}
+
 /**
- * Runs `file`, a CommonJS file that requires only Node's own modules (the doctor's bundle), with
- * V8's compiled code of an earlier run where there is one. Compiling is most of what is left of
- * the doctor's start-up once its modules are one file; Node 22.1+ has such a cache of its own
+ * Runs `file`, a CommonJS bundle (the doctor's command, the providers), with V8's compiled code of
+ * an earlier process where there is one, and answers its exports. Compiling is most of what is
+ * left of a start-up once the modules are one file; Node 22.1+ has such a cache of its own
  * (`module.enableCompileCache()`), Node 20 none. The cache is V8's own data, which V8 checks
  * against the source and its own version and flags and rejects when they differ; it is kept under
  * a name made of the source's hash and Node's version, so another build or Node never meets it.
- * It is written when the command exits, so it holds the functions the run compiled, not only the
+ * It is written when the process exits, so it holds the functions the run compiled, not only the
  * file's top level.
  */
-export function runWithCodeCache(file: string, cacheDir: string | undefined = userCacheDir()): CodeCacheUse {
+export function runWithCodeCache(
+  file: string,
+  { cacheDir = userCacheDir(), writeAfterLoad = false }: CodeCacheOptions = {},
+): { use: CodeCacheUse; exports: unknown } {
   const source = fs.readFileSync(file, "utf8");
   const folder = cacheDir !== undefined && safeFolder(cacheDir) ? cacheDir : undefined;
   const cacheFile = folder && path.join(folder, `${path.basename(file, ".js")}-${cacheKey(source)}.v8`);
@@ -37,11 +52,12 @@ export function runWithCodeCache(file: string, cacheDir: string | undefined = us
   const module = { exports: {}, id: file, filename: file, loaded: false, children: [], paths: [] };
   const compiled = script.runInThisContext() as (...args: unknown[]) => void;
   compiled.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
-  return use;
+  if (use === "written" && writeAfterLoad) writeAtomically(cacheFile!, script.createCachedData());
+  return { use, exports: module.exports };
 }
 
 /** A folder of this user's own under the system's temporary folder, as Node's cache is. */
-function userCacheDir(): string {
+export function userCacheDir(): string {
   return path.join(os.tmpdir(), `pulumi-email-delivery-${process.getuid?.() ?? os.userInfo().username}`);
 }
 
@@ -79,7 +95,7 @@ function readIfPresent(file: string): Buffer | undefined {
   }
 }
 
-/** Written whole or not at all: two doctors started at once never read half of the other's cache. */
+/** Written whole or not at all: two processes started at once never read half of the other's cache. */
 function writeAtomically(file: string, data: Buffer): void {
   const partial = `${file}.${process.pid}`;
   try {
