@@ -27,7 +27,7 @@ export interface ProcessState {
   /** What every API client shares (`client/process-runtime.ts`), made on first use. */
   runtime?: ProcessRuntime;
   /**
-   * The stack config `configure()` received, by setting (`dynamic/connection.ts`). Keys live
+   * The stack config `configure()` received, by setting (`dynamic/configured.ts`). Keys live
    * here in memory only: never in inputs, outputs or errors.
    */
   config?: Partial<Record<string, string>>;

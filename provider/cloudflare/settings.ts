@@ -1,7 +1,7 @@
 /**
  * The default Cloudflare provider's settings, data only: here so that the Cloudflare client's
- * messages can name them. Reading them (after `configure()`) is `dynamic/connection.ts`, and
- * `dynamic/connection-settings.ts` exports them with the other connection settings.
+ * messages can name them. Reading them (after `configure()`) is `dynamic/cloudflare-setting.ts`,
+ * and `dynamic/connection-settings.ts` exports them with the other connection settings.
  */
 
 /**

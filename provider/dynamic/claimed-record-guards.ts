@@ -9,7 +9,7 @@ import { competes, identical } from "../dns/zone-records";
 import { recordOwner } from "../dns/ownership";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import type { ClaimedRecordInputs } from "../inputs";
-import { dnsResolverSetting } from "./connection";
+import { dnsResolverSetting } from "./dns-settings";
 import type { ClaimedRecordOutputs, Ownership } from "./claimed-record-contents";
 import { claimed } from "./claimed-record-contents";
 import { Created, PartialWriteError, type StoredProviderProperty } from "./stored-provider";

@@ -9,7 +9,8 @@ import { removeSpfIncludes, respellSpfIncludes, serviceSpfIncludes } from "../dn
 import { isSpfRecord, lowercaseSpfVersion } from "../dns/spf-record";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import { CheckedInputs, checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
-import { cloudflareSetting, rememberConfig } from "./connection";
+import { cloudflareSetting } from "./cloudflare-setting";
+import { rememberConfig } from "./configured";
 import { diffByRules } from "./diff";
 import {
   bodyOf,

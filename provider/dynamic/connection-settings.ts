@@ -1,6 +1,7 @@
 /**
  * The connection settings and where each comes from: stack config first, then the environment.
- * Data only; reading them (after `configure()`) is `connection.ts`.
+ * Data only. `configured.ts` remembers what `configure()` received; `connection.ts`,
+ * `dns-settings.ts` and `cloudflare-setting.ts` read each setting from there or the environment.
  */
 
 /** Where each connection setting comes from: stack config first, then the environment. */

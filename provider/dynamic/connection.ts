@@ -1,125 +1,17 @@
-import type * as pulumi from "@pulumi/pulumi";
 import { ClientSettings, createClient, EmailDeliveryClient } from "../client";
 import { keyProblem } from "../client/key-check";
 import { redact } from "../client/redact";
-import { dnsServerProblem, parseDnsServers } from "../dns/server-address";
 import { processState } from "../process-state";
 import { checkBaseUrlSetting, connectionFacts, explainFailure, sourceOf } from "./connection-messages";
-import {
-  CLOUDFLARE_API_URL,
-  CLOUDFLARE_SETTINGS,
-  CONNECTION_SETTINGS,
-  DNS_NAMESERVERS_SETTING,
-  DNS_RESOLVER_SETTING,
-  ROTATED_API_KEY_ENV,
-} from "./connection-settings";
-
-type Setting = keyof typeof CONNECTION_SETTINGS;
-type CloudflareSetting = keyof typeof CLOUDFLARE_SETTINGS;
-type ConfiguredValues = Partial<
-  Record<Setting | "dnsResolver" | "dnsNameservers" | `cloudflare.${CloudflareSetting}`, string>
->;
+import { CONNECTION_SETTINGS, ROTATED_API_KEY_ENV } from "./connection-settings";
+import { configured, Setting } from "./configured";
 
 /**
- * Stack config read by `configure()`, process-wide (`ProcessState.config`): the providers each
- * get their own `configure()`, and the test kit's copy of the package configures the one in the
- * providers' realm. Keys live here in memory only: never in inputs, outputs or errors.
+ * The connection to the email service: each setting from stack config or the environment, the
+ * rotated key, the program's own client (`getDomain`) and the providers' shared one.
+ * `configure()`'s memory is `configured.ts`; the DNS and Cloudflare settings have modules of
+ * their own, so that a program's zone survey loads neither this nor the client.
  */
-function configured(): ConfiguredValues {
-  return (processState().config ??= {});
-}
-
-/** `configure()` of every provider: remember the stack's connection settings, in place of any before. */
-export async function rememberConfig(request: pulumi.dynamic.ConfigureRequest): Promise<void> {
-  const values = configured();
-  const sources = [
-    ...(Object.entries(CONNECTION_SETTINGS) as [Setting, { config: string }][]),
-    ["dnsResolver", DNS_RESOLVER_SETTING] as const,
-    ["dnsNameservers", DNS_NAMESERVERS_SETTING] as const,
-    ...(Object.entries(CLOUDFLARE_SETTINGS) as [CloudflareSetting, { config: string }][]).map(
-      ([setting, source]) => [`cloudflare.${setting}` as const, source] as const,
-    ),
-  ];
-  for (const [setting, source] of sources) {
-    let value: string | undefined;
-    try {
-      value = request.config.get(source.config);
-    } catch {
-      value = undefined; // a host that never received Configure has no config to read
-    }
-    // Each configure() carries the whole stack config: a setting it lacks is unset, not kept from
-    // an earlier stack (the test kit runs many stacks in one process).
-    if (value) values[setting] = value;
-    else delete values[setting];
-  }
-}
-
-/**
- * The default Cloudflare provider's setting, from stack config, else the environment; the base
- * URL defaults to Cloudflare's API. Throws naming both places for a missing token, and naming the
- * place (never a token) for a token a header cannot carry or a base URL that cannot be sent to.
- */
-export function cloudflareSetting(setting: CloudflareSetting): string {
-  const { config, env } = CLOUDFLARE_SETTINGS[setting];
-  const fromConfig = configured()[`cloudflare.${setting}`];
-  const value = fromConfig ?? process.env[env];
-  if (value) {
-    const source = sourceOf(CLOUDFLARE_SETTINGS[setting], fromConfig !== undefined);
-    if (setting === "baseUrl") {
-      const token = configured()["cloudflare.apiToken"] ?? process.env[CLOUDFLARE_SETTINGS.apiToken.env];
-      checkBaseUrlSetting("cloudflare", value, source, [token]);
-    }
-    // Node refuses such a header before sending: it would look like a lost connection, retried for a minute.
-    const problem = setting === "apiToken" ? keyProblem(value) : undefined;
-    if (problem) throw new Error(`The Cloudflare API token from ${source} ${problem}. Nothing was sent.`);
-    return value;
-  }
-  if (setting === "baseUrl") return CLOUDFLARE_API_URL;
-  throw new Error(
-    `No Cloudflare API token for the records this package writes itself (adopted, overwritten or merged): ` +
-      `set the default Cloudflare provider's token with \`pulumi config set --secret ${config} …\`, or in the ${env} ` +
-      "environment variable (an API key with an email is not supported for these records).",
-  );
-}
-
-/**
- * The DNS server the SPF checks ask: `fromConfig` (the stack config as the caller reads it; the
- * value `configure()` remembered by default), else the environment, else undefined (this
- * machine's resolver). Throws naming where a malformed value came from; an empty one counts as unset.
- */
-export function dnsResolverSetting(fromConfig = configured().dnsResolver): string | undefined {
-  const { config, env } = DNS_RESOLVER_SETTING;
-  const value = fromConfig || process.env[env] || undefined;
-  const problem = value === undefined ? undefined : dnsServerProblem(value);
-  if (problem) {
-    const source = fromConfig ? `Stack config ${config}` : `The ${env} environment variable`;
-    throw new Error(`${source} ${problem}.`);
-  }
-  return value;
-}
-
-/**
- * The servers a verification asks as every domain's nameservers: stack config, else the
- * environment, else undefined (each zone's own, found through the resolver). Throws naming where
- * a malformed value came from; an empty one counts as unset.
- */
-export function dnsNameserversSetting(fromConfig = configured().dnsNameservers): string[] | undefined {
-  const { config, env } = DNS_NAMESERVERS_SETTING;
-  const value = fromConfig || process.env[env] || undefined;
-  if (value === undefined) return undefined;
-  const parsed = parseDnsServers(value);
-  if ("problem" in parsed) {
-    const source = fromConfig ? `Stack config ${config}` : `The ${env} environment variable`;
-    throw new Error(`${source} ${parsed.problem}.`);
-  }
-  return parsed.servers;
-}
-
-/** Forgets configured values (tests). */
-export function forgetConfig(): void {
-  const values = configured();
-  for (const key of Object.keys(values)) delete values[key as keyof ConfiguredValues];
-}
 
 /**
  * A setting from stack config, else from the environment. Throws naming both places when neither

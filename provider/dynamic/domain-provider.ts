@@ -1,7 +1,8 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
 import { DnsRecord, Domain, DomainCreation, findDomain, isObjectNotFound, sameDomainName } from "../client";
 import { CheckedInputs, checkDomainInputs, DomainInputs } from "../inputs";
-import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
+import { rememberConfig } from "./configured";
+import { READ_LIST_MAX_AGE_MS, serviceClient } from "./connection";
 import { diffByRules } from "./diff";
 import {
   Created,

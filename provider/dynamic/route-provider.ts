@@ -9,7 +9,8 @@ import {
   Route,
 } from "../client";
 import { CheckedInputs, checkRouteInputs, RouteInputs } from "../inputs";
-import { READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
+import { rememberConfig } from "./configured";
+import { READ_LIST_MAX_AGE_MS, serviceClient } from "./connection";
 import { changedFields, diffByRules, pickFields } from "./diff";
 import {
   Created,

@@ -7,7 +7,8 @@ import { checkDiagnoser, expectedRecords } from "../verification/check-diagnosis
 import { bareName } from "../verification/dns-facts";
 import { DEFAULT_SERVICE_CHECK_CAP_MS } from "../verification/dns-first";
 import type { WaitOptions } from "../verification/wait";
-import { cloudflareSetting, dnsNameserversSetting, dnsResolverSetting } from "./connection";
+import { cloudflareSetting } from "./cloudflare-setting";
+import { dnsNameserversSetting, dnsResolverSetting } from "./dns-settings";
 
 /**
  * What a verification's wait needs to explain itself and to spare the service: a diagnoser over

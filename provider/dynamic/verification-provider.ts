@@ -18,7 +18,8 @@ import { kitRunStop } from "../verification/kit-run-stop";
 import type { WaitOutcome } from "../verification/report";
 import { WaitClock, waitForChecks, waitTimes } from "../verification/wait";
 import { verificationDiagnoser } from "./verification-diagnoser";
-import { connectionSetting, READ_LIST_MAX_AGE_MS, rememberConfig, serviceClient } from "./connection";
+import { rememberConfig } from "./configured";
+import { connectionSetting, READ_LIST_MAX_AGE_MS, serviceClient } from "./connection";
 import { diffByRules, diffProperties, DiffRules } from "./diff";
 import {
   Created,

@@ -9,7 +9,7 @@ import { checkSpfLookups } from "../dns/spf-lookups";
 import { unquoteTxt } from "../dns/txt";
 import { saysZoneUnreachable, ZONE_ID_CHECK } from "../cloudflare/failure-advice";
 import { mergeSpfIncludes } from "../dns/spf";
-import { dnsResolverSetting } from "../dynamic/connection";
+import { dnsResolverSetting } from "../dynamic/dns-settings";
 import { DNS_RESOLVER_SETTING } from "../dynamic/connection-settings";
 import { ZoneNotRead, ZoneReads, zoneReadsFor } from "./zone-reads";
 import type { ExistingRecordPolicies } from "./existing-record-policies";

@@ -1,7 +1,7 @@
 import { createClient, EmailApiError } from "../../provider/client";
 import { MAX_PAGES } from "../../provider/client/pages";
 import { domainProvider } from "../../provider/dynamic";
-import { forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
 import { configureForUrl } from "../support/providers";
 import { PageRequest, startListFork } from "../support/list-fork";
 

@@ -1,7 +1,7 @@
 import { createClient, EmailApiError } from "../../provider/client";
 import { MAX_PAGES, nextPageStep, repeatedId } from "../../provider/client/pages";
 import { domainProvider, routeProvider } from "../../provider/dynamic";
-import { forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
 import { configureForUrl } from "../support/providers";
 import { startListFork } from "../support/list-fork";
 

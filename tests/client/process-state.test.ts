@@ -1,6 +1,7 @@
 import { processRuntime } from "../../provider/client/process-runtime";
 import { processState } from "../../provider/process-state";
-import { connectionSetting, forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { connectionSetting } from "../../provider/dynamic/connection";
 import { kitRunStop, setKitRunStop } from "../../provider/verification/kit-run-stop";
 import { configureRequest } from "../support/providers";
 
@@ -27,8 +28,8 @@ describe("process state", () => {
   });
 
   it("gives the stack config one copy's configure() received to another copy's providers", async () => {
-    const other = anotherCopy<typeof import("../../provider/dynamic/connection")>(
-      "../../provider/dynamic/connection",
+    const other = anotherCopy<typeof import("../../provider/dynamic/configured")>(
+      "../../provider/dynamic/configured",
     );
     await other.rememberConfig(configureRequest({ "emailDelivery:baseUrl": "http://127.0.0.1:9" }));
     expect(connectionSetting("baseUrl")).toBe("http://127.0.0.1:9");

@@ -1,7 +1,8 @@
 import * as dgram from "node:dgram";
 import { promises as dns } from "node:dns";
 import { checkSpfLookups, dnsServerProblem, parseDnsServers, quoteTxt } from "../../provider/dns";
-import { dnsNameserversSetting, dnsResolverSetting, forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { dnsNameserversSetting, dnsResolverSetting } from "../../provider/dynamic/dns-settings";
 import { DNS_NAMESERVERS_SETTING, DNS_RESOLVER_SETTING } from "../../provider/dynamic/connection-settings";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";

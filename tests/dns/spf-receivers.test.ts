@@ -1,7 +1,7 @@
 import { promises as dns } from "node:dns";
 import { checkSpfLookups, isSpfRecord, mergeSpfIncludes, quoteTxt, unquoteTxt } from "../../provider/dns";
 import { claimedRecordProvider } from "../../provider/dynamic";
-import { forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
 import { useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
 import { publishAddresses, publishServiceSpf, SERVICE_INCLUDE } from "../support/service-spf";

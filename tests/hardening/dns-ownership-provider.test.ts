@@ -1,7 +1,7 @@
 import { promises as dns } from "node:dns";
 import { claimedRecordProvider } from "../../provider/dynamic";
 import type { ClaimedRecordOutputs } from "../../provider/dynamic/claimed-record-contents";
-import { forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
 import type { ClaimedRecordInputs } from "../../provider/inputs";
 import { quoteTxt } from "../../provider/dns/txt";
 import type { CloudflareRecordInput } from "../../emulator";

@@ -1,7 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { AttemptRecord, isAnswerLostObjectExists, isEmailApiError } from "../../provider/client";
 import { domainProvider, routeProvider } from "../../provider/dynamic";
-import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { setClientDefaults } from "../../provider/dynamic/connection";
 import type { RouteInputs } from "../../provider/inputs";
 import type { DomainOutputs } from "../../provider/dynamic/domain-provider";
 import type { RouteOutputs } from "../../provider/dynamic/route-provider";

@@ -1,9 +1,5 @@
-import {
-  dnsNameserversSetting,
-  dnsResolverSetting,
-  forgetConfig,
-  rememberConfig,
-} from "../../provider/dynamic/connection";
+import { forgetConfig, rememberConfig } from "../../provider/dynamic/configured";
+import { dnsNameserversSetting, dnsResolverSetting } from "../../provider/dynamic/dns-settings";
 import { configureRequest } from "../support/providers";
 
 /**

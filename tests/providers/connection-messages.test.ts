@@ -1,10 +1,7 @@
 import { domainProvider } from "../../provider/dynamic";
-import {
-  cloudflareSetting,
-  forgetConfig,
-  serviceClient,
-  setClientDefaults,
-} from "../../provider/dynamic/connection";
+import { cloudflareSetting } from "../../provider/dynamic/cloudflare-setting";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { serviceClient, setClientDefaults } from "../../provider/dynamic/connection";
 import { useEmulator } from "../support/emulator";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 import { configureRequest, failure } from "../support/providers";

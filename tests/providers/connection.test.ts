@@ -1,5 +1,6 @@
 import { domainProvider } from "../../provider/dynamic";
-import { forgetConfig, serviceClient } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { serviceClient } from "../../provider/dynamic/connection";
 import { keyProblem } from "../../provider/client/key-check";
 import { createClient } from "../../provider/client";
 import { useEmulator } from "../support/emulator";

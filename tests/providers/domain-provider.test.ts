@@ -1,7 +1,7 @@
 import { domainProvider } from "../../provider/dynamic";
 import { domainAnswerLost } from "../support/answer-lost";
 import { forgetSharedLists } from "../../provider/client/process-runtime";
-import { forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
 import { UNKNOWN } from "../../provider/inputs";
 import type { RequestLogEntry } from "../../emulator";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";

@@ -1,5 +1,6 @@
 import { domainProvider } from "../../provider/dynamic";
-import { forgetConfig, serviceClient, setClientDefaults } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { serviceClient, setClientDefaults } from "../../provider/dynamic/connection";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
 

@@ -1,6 +1,6 @@
 import { domainProvider, routeProvider } from "../../provider/dynamic";
 import { domainAnswerLost, routeAnswerLost } from "../support/answer-lost";
-import { forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
 import { configureForUrl, failure } from "../support/providers";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 

@@ -5,7 +5,7 @@ import { UNKNOWN } from "../../provider/inputs";
 import type { RequestLogEntry } from "../../emulator";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 import { configureFor, configureForUrl, failure } from "../support/providers";
-import { forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
 import { envelope, listenOnLoopback, startScriptedServer } from "../support/scripted-server";
 
 /** A logged request as `endpoint` or `endpoint:fault`. */

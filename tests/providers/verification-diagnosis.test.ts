@@ -1,6 +1,7 @@
 import { createVerificationProvider } from "../../provider/dynamic/verification-provider";
 import { configureRequest, failure, verificationInputs } from "../support/providers";
-import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { setClientDefaults } from "../../provider/dynamic/connection";
 import { forgetRecentZoneReads } from "../../provider/cloudflare/recent-zone-reads";
 import type { DnsRecord } from "../../provider/client";
 import { publishRecords } from "../support/cloudflare";

@@ -1,7 +1,8 @@
 import { createClient } from "../../provider/client";
 import { forgetRateLimits, forgetSharedLists } from "../../provider/client/process-runtime";
 import { verificationProvider } from "../../provider/dynamic";
-import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { setClientDefaults } from "../../provider/dynamic/connection";
 import { configureRequest, failure, verificationInputs } from "../support/providers";
 import { envelope, startScriptedServer } from "../support/scripted-server";
 

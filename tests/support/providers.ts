@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { forgetConfig, setClientDefaults } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
+import { setClientDefaults } from "../../provider/dynamic/connection";
 import { providerLoaderText } from "../../provider/dynamic/loader";
 import type { Emulator } from "../../emulator";
 

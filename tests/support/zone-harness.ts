@@ -4,7 +4,7 @@ import { quoteTxt } from "../../provider/dns/txt";
 import type { ClaimedRecordInputs } from "../../provider/inputs";
 import { claimedRecordProvider } from "../../provider/dynamic";
 import type { ClaimedRecordOutputs } from "../../provider/dynamic/claimed-record-contents";
-import { forgetConfig } from "../../provider/dynamic/connection";
+import { forgetConfig } from "../../provider/dynamic/configured";
 import type { ProgramRun } from "../../testing";
 import { zoneRecordsApi } from "./cloudflare";
 import { configureRequest } from "./providers";
