@@ -5,11 +5,18 @@
  *
  * @module pulumi-email-delivery/emulator
  */
-export * from "./emulator";
-export * from "./start";
-export * from "./config";
-export * from "./http/faults";
-export * from "./http/request-log";
+// Named one by one: what a program's tests and a local stack use, not the emulator's helpers.
+export type {
+  Emulator,
+  EmulatorCloudflare,
+  EmulatorEmailApi,
+  EmulatorNameserver,
+  EmulatorOptions,
+} from "./emulator";
+export { startEmulator } from "./start";
+export type { MailDnsConfig } from "./config";
+export type { FaultDecision, FaultInjector, FaultOutcome, FaultRule } from "./http/faults";
+export type { RequestEffect, RequestLog, RequestLogEntry } from "./http/request-log";
 export type {
   CheckStatus,
   CloudflareDnsRecord,
@@ -35,4 +42,3 @@ export type { DnsRecordJson, DnsRecordPurpose } from "./email-api/dns-records";
 // What the seeding methods throw: Cloudflare's errors, the service's refusals.
 export { CloudflareApiError } from "./cloudflare/envelope";
 export { ApiError, ParameterError } from "./email-api/errors";
-export { runCli } from "./cli";

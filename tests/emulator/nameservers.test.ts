@@ -1,5 +1,6 @@
 import { promises as dnsPromises } from "node:dns";
-import { runCli, startEmulator, Emulator } from "../../emulator";
+import { startEmulator, Emulator } from "../../emulator";
+import { runCli } from "../../emulator/cli";
 
 /**
  * The emulator's authoritative name servers: two, as a Cloudflare zone's NS records name, each on
