@@ -40,7 +40,13 @@ function notices(metafile, root) {
   const packages = new Map();
   for (const input of Object.keys(metafile.inputs)) {
     const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
-    if (match) packages.set(match[1], path.join(root, match[1]));
+    if (!match) continue;
+    packages.set(match[1], path.join(root, match[1]));
+    // What a package's own build holds of others: tldts's dist has tldts-core's code inside.
+    for (const inside of ALSO_INSIDE[path.basename(match[1])] ?? []) {
+      const dir = path.join(path.dirname(match[1]), inside);
+      packages.set(dir, path.join(root, dir));
+    }
   }
   const blocks = [...packages.values()].sort().map((dir) => {
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
@@ -48,8 +54,20 @@ function notices(metafile, root) {
     const text = licenseFile ? fs.readFileSync(path.join(dir, licenseFile), "utf8").trim() : "";
     return `${manifest.name}@${manifest.version} (${manifest.license})\n${text}`.replaceAll("*/", "* /");
   });
-  return `/*! Packages included in this file, and their licenses:\n\n${blocks.join("\n\n")}\n*/\n`;
+  const data = [...packages.keys()].some((dir) => path.basename(dir) === "tldts")
+    ? `\n\n${PUBLIC_SUFFIX_LIST}`
+    : "";
+  return `/*! Packages included in this file, and their licenses:\n\n${blocks.join("\n\n")}${data}\n*/\n`;
 }
+
+/** Packages whose published files hold others' code, by name. */
+const ALSO_INSIDE = { tldts: ["tldts-core"] };
+
+/** The data tldts holds: the Public Suffix List, under its own license. */
+const PUBLIC_SUFFIX_LIST =
+  "The Public Suffix List (https://publicsuffix.org/list/), inside tldts (MPL-2.0)\n" +
+  "This Source Code Form is subject to the terms of the Mozilla Public License, v. 2.0. If a copy of\n" +
+  "the MPL was not distributed with this file, You can obtain one at https://mozilla.org/MPL/2.0/.";
 
 /** Writes the bundles; false (with a warning) where esbuild does not run here. */
 function writeBundles(root = ROOT) {

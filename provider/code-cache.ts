@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { createRequire, wrap } from "node:module";
 import * as os from "node:os";
@@ -31,7 +31,9 @@ export interface CodeCacheOptions {
  * (`module.enableCompileCache()`), Node 20 none. The cache is V8's own data, which V8 checks
  * against the source and its own version and flags and rejects when they differ; it is kept under
  * a name made of the source's hash and Node's version, so another build or Node never meets it.
- * It is written when the process exits, so it holds the functions the run compiled, not only the
+ * V8 does not check the data itself, and a damaged cache it accepts stops the process: the file
+ * holds a hash of the data, and data that does not match it is never given to V8. The cache is
+ * written when the process exits, so it holds the functions the run compiled, not only the
  * file's top level.
  */
 export function runWithCodeCache(
@@ -41,18 +43,18 @@ export function runWithCodeCache(
   const source = fs.readFileSync(file, "utf8");
   const folder = cacheDir !== undefined && safeFolder(cacheDir) ? cacheDir : undefined;
   const cacheFile = folder && path.join(folder, `${path.basename(file, ".js")}-${cacheKey(source)}.v8`);
-  const cachedData = cacheFile ? readIfPresent(cacheFile) : undefined;
+  const cachedData = cacheFile ? readCache(cacheFile) : undefined;
   const script = new vm.Script(wrap(source), { filename: file, cachedData });
   const use: CodeCacheUse = !cacheFile
     ? "off"
     : cachedData && !script.cachedDataRejected
       ? "used"
       : "written";
-  if (use === "written") process.once("exit", () => writeAtomically(cacheFile!, script.createCachedData()));
+  if (use === "written") process.once("exit", () => writeCache(cacheFile!, script.createCachedData()));
   const module = { exports: {}, id: file, filename: file, loaded: false, children: [], paths: [] };
   const compiled = script.runInThisContext() as (...args: unknown[]) => void;
   compiled.call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file));
-  if (use === "written" && writeAfterLoad) writeAtomically(cacheFile!, script.createCachedData());
+  if (use === "written" && writeAfterLoad) writeCache(cacheFile!, script.createCachedData());
   return { use, exports: module.exports };
 }
 
@@ -87,21 +89,63 @@ function cacheKey(source: string): string {
     .slice(0, 32);
 }
 
-function readIfPresent(file: string): Buffer | undefined {
+/** The length of the hash before the data: SHA-256. */
+const DIGEST_BYTES = 32;
+
+function digest(data: Uint8Array): Buffer {
+  return createHash("sha256").update(data).digest();
+}
+
+/** The cached data, if the file holds it whole: its hash, then the data the hash is of. */
+function readCache(file: string): Buffer | undefined {
+  let bytes: Buffer;
   try {
-    return fs.readFileSync(file);
+    bytes = fs.readFileSync(file);
   } catch {
     return undefined;
   }
+  const data = bytes.subarray(DIGEST_BYTES);
+  return bytes.length > DIGEST_BYTES && digest(data).equals(bytes.subarray(0, DIGEST_BYTES))
+    ? data
+    : undefined;
 }
 
-/** Written whole or not at all: two processes started at once never read half of the other's cache. */
-function writeAtomically(file: string, data: Buffer): void {
-  const partial = `${file}.${process.pid}`;
+/**
+ * Writes the cache whole or not at all: under a name no other process uses (two containers sharing
+ * a folder may share a pid), flushed to disk, then renamed over the old. Caches of other builds of
+ * the same file written over a month ago go: each build or Node version makes its own.
+ */
+function writeCache(file: string, data: Buffer): void {
+  const partial = `${file}.${randomBytes(8).toString("hex")}`;
   try {
-    fs.writeFileSync(partial, data, { mode: 0o600 });
+    const fd = fs.openSync(partial, "wx", 0o600);
+    try {
+      fs.writeSync(fd, digest(data));
+      fs.writeSync(fd, data);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(partial, file);
   } catch {
     fs.rmSync(partial, { force: true }); // a full disk or a folder gone: the next run compiles again
+    return;
+  }
+  pruneOldCaches(file);
+}
+
+const MONTH_MS = 30 * 24 * 3600 * 1000;
+
+function pruneOldCaches(file: string): void {
+  const folder = path.dirname(file);
+  const prefix = path.basename(file).replace(/-[0-9a-f]{32}\.v8$/, "-");
+  try {
+    for (const name of fs.readdirSync(folder)) {
+      const other = path.join(folder, name);
+      if (other === file || !name.startsWith(prefix) || !/-[0-9a-f]{32}\.v8$/.test(name)) continue;
+      if (Date.now() - fs.statSync(other).mtimeMs > MONTH_MS) fs.rmSync(other, { force: true });
+    }
+  } catch {
+    // another process pruned it first
   }
 }

@@ -9,6 +9,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { builtinModules } from "node:module";
@@ -92,6 +93,41 @@ it("a cache file V8 rejects (damaged, or another program's) is compiled past and
   expect(run(program, cacheDir)).toEqual(["function true true 42 true", "used"]);
 });
 
+it("a cache damaged in place (its length kept) is never given to V8: compiled past and written anew", () => {
+  // V8 checks a cache against the source, not its own data: damaged data it accepts stops the process.
+  const program = writeProgram("program.js", PROGRAM);
+  const cacheDir = path.join(work, "cache");
+  run(program, cacheDir);
+  const cacheFile = path.join(cacheDir, readdirSync(cacheDir)[0]!);
+  const bytes = readFileSync(cacheFile);
+  bytes.fill(0, Math.floor(bytes.length / 2), Math.floor(bytes.length / 2) + 64);
+  writeFileSync(cacheFile, bytes);
+  expect(run(program, cacheDir)).toEqual(["function true true 42 true", "written"]);
+  expect(run(program, cacheDir)).toEqual(["function true true 42 true", "used"]);
+  // The data whole, its hash not: V8 would take it; the hash keeps it from V8 all the same.
+  const whole = readFileSync(cacheFile);
+  whole[0] ^= 0xff;
+  writeFileSync(cacheFile, whole);
+  expect(run(program, cacheDir)).toEqual(["function true true 42 true", "written"]);
+});
+
+it("a new cache takes away the same file's caches written over a month ago, and only those", () => {
+  const program = writeProgram("program.js", PROGRAM);
+  const cacheDir = path.join(work, "cache");
+  mkdirSync(cacheDir, { mode: 0o700 });
+  const old = path.join(cacheDir, `program-${"a".repeat(32)}.v8`);
+  const recent = path.join(cacheDir, `program-${"b".repeat(32)}.v8`);
+  const another = path.join(cacheDir, `other-${"c".repeat(32)}.v8`);
+  for (const file of [old, recent, another]) writeFileSync(file, "");
+  const longAgo = new Date(Date.now() - 40 * 24 * 3600 * 1000);
+  for (const file of [old, another]) utimesSync(file, longAgo, longAgo);
+  expect(run(program, cacheDir)).toEqual(["function true true 42 true", "written"]);
+  const left = readdirSync(cacheDir);
+  expect(left).toHaveLength(3);
+  expect(left).toEqual(expect.arrayContaining([path.basename(another), path.basename(recent)]));
+  expect(existsSync(old)).toBe(false); // the month-old cache of this file went; another file's stays
+});
+
 describe.each([
   ["others can write to", (dir: string) => (mkdirSync(dir), chmodSync(dir, 0o777))],
   [
@@ -122,11 +158,13 @@ describe.each([
     // Besides Pulumi's log for the providers: the provider host's own, loaded at a first line.
     expect([...required].filter((name) => !builtins.has(name))).toEqual(sdk);
     const notices = bundle.slice(bundle.lastIndexOf("/*! Packages included in this file"));
-    for (const pkg of ["got", "zod", "tldts", "@sindresorhus/is"]) {
+    for (const pkg of ["got", "zod", "tldts", "tldts-core", "@sindresorhus/is"]) {
       expect(notices).toMatch(
         new RegExp(`^${pkg}@\\d+\\.\\d+\\.\\d+ \\(MIT\\)\\n.*Permission is hereby granted`, "ms"),
       );
     }
+    // The data tldts holds, under its own license.
+    expect(notices).toMatch(/^The Public Suffix List .*\(MPL-2\.0\)\n.*Mozilla Public License, v\. 2\.0/m);
   });
 });
 
