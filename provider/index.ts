@@ -7,8 +7,18 @@
 export * from "./resources";
 export * from "./dynamic";
 export * as client from "./client";
-export type { CheckStatus, DnsRecord, DomainCheck, RouteMode, SpamMode } from "./client";
-export { CHECK_NAMES, ROUTE_MODES, SPAM_MODES, type CheckName } from "./inputs";
+export {
+  ROUTE_MODES,
+  SPAM_MODES,
+  type CheckStatus,
+  type DnsRecord,
+  type DomainCheck,
+  type KnownRouteMode,
+  type KnownSpamMode,
+  type RouteMode,
+  type SpamMode,
+} from "./client";
+export { CHECK_NAMES, type CheckName } from "./inputs";
 export { DMARC_ALIGNMENTS, DMARC_FAILURE_REPORT_OPTIONS, DMARC_POLICIES, quoteTxt, unquoteTxt } from "./dns";
 export type {
   ClaimPolicy,

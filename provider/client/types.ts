@@ -77,10 +77,19 @@ export interface DomainCheck {
   returnPathError: string | null;
 }
 
-/** What a route does with the mail it matches; other strings are kept as they come. */
-export type RouteMode = "Endpoint" | "Bounce" | "Hold" | "Reject" | (string & {});
-/** What a route does with mail that looks like spam; other strings are kept as they come. */
-export type SpamMode = "Mark" | "Quarantine" | "Fail" | (string & {});
+/** The route modes (what matching mail goes to): the one list the package checks and documents. */
+export const ROUTE_MODES = ["Endpoint", "Bounce", "Hold", "Reject"] as const;
+/** The spam modes (what happens to spam): the one list the package checks and documents. */
+export const SPAM_MODES = ["Mark", "Quarantine", "Fail"] as const;
+
+/** A route mode a `Route` may be given ({@link ROUTE_MODES}). */
+export type KnownRouteMode = (typeof ROUTE_MODES)[number];
+/** A spam mode a `Route` may be given ({@link SPAM_MODES}). */
+export type KnownSpamMode = (typeof SPAM_MODES)[number];
+/** What a route does with the mail it matches, as the service answers; other strings are kept as they come. */
+export type RouteMode = KnownRouteMode | (string & {});
+/** What a route does with mail that looks like spam, as the service answers; other strings are kept as they come. */
+export type SpamMode = KnownSpamMode | (string & {});
 
 /** An inbound route: mail for a name at a domain, handed to an endpoint. */
 export interface Route {

@@ -1,4 +1,4 @@
-import type { RouteMode, SpamMode } from "../client";
+import { ROUTE_MODES, SPAM_MODES, type RouteMode, type SpamMode } from "../client";
 import {
   booleanSchema,
   CheckedInputs,
@@ -9,11 +9,6 @@ import {
   PropertyRule,
 } from "./check-inputs";
 import { routeNameProblem } from "./names";
-
-/** The route modes a `Route` accepts (what matching mail goes to). */
-export const ROUTE_MODES = ["Endpoint", "Bounce", "Hold", "Reject"] as const;
-/** The spam modes a `Route` accepts (what happens to spam). */
-export const SPAM_MODES = ["Mark", "Quarantine", "Fail"] as const;
 
 /** What the route provider works with once `check()` has passed. */
 export interface RouteInputs {

@@ -1,10 +1,11 @@
+import type { KnownRouteMode } from "../client/types";
 import { resourceRule } from "./policy-kit";
 import { knownString, UNKNOWN } from "./props";
 import { TYPE_TOKENS } from "./resources";
 import { currentStack, DEFAULT_PRODUCTION_STACKS, notProduction, productionStacksSchema } from "./stage";
 
 /** What the service does with a route's mail in each mode that delivers it nowhere. */
-const UNDELIVERED: Record<string, string> = {
+const UNDELIVERED: Record<string, string> & Record<Exclude<KnownRouteMode, "Endpoint">, string> = {
   Hold: "the service keeps it and delivers it to no endpoint",
   Bounce: "the service bounces it to the sender",
   Reject: "the service refuses it when it arrives",

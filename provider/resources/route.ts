@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import type { KnownRouteMode, KnownSpamMode } from "../client";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 import { claimRoute } from "./route-claims";
 
@@ -34,12 +35,12 @@ export interface RouteArgs {
    * `Reject` refuses it at SMTP time.
    * @default "Endpoint"
    */
-  mode?: pulumi.Input<"Endpoint" | "Bounce" | "Hold" | "Reject">;
+  mode?: pulumi.Input<KnownRouteMode>;
   /**
    * What happens to spam: `Mark` delivers it marked, `Quarantine` holds it, `Fail` fails it.
    * @default "Mark"
    */
-  spamMode?: pulumi.Input<"Mark" | "Quarantine" | "Fail">;
+  spamMode?: pulumi.Input<KnownSpamMode>;
   /**
    * Take over a route with this name on this domain that already exists on the service (made
    * outside Pulumi; dynamic resources cannot be `pulumi import`ed), changing it to match these
