@@ -1,7 +1,7 @@
 import type { DomainCheck } from "../client";
 import { CHECK_NAMES, type CheckName } from "../inputs/verification-inputs";
 import type { DiagnosisCase, DiagnosisFacts } from "../verification/diagnosis-facts";
-import { diagnosisLines, fit } from "../verification/diagnosis-text";
+import { cutToColumns, diagnosisLines } from "../verification/diagnosis-text";
 import { CHECKS } from "../verification/report";
 import type { ReceiverFinding } from "../receivers/findings";
 import { receiversAccept, type ReceiversJudgement } from "../receivers/judge";
@@ -170,7 +170,7 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
   // is one word (`Missing`), so one that is not is cut rather than squeeze the service's text.
   const rows = report.checks.map((check) => [
     check.label,
-    fit(printable(check.status ?? "not run"), STATUS_COLUMNS),
+    cutToColumns(printable(check.status ?? "not run"), STATUS_COLUMNS),
     printable(check.serviceSays ?? ""),
   ]);
   const widths = [0, 1].map((column) =>
@@ -215,7 +215,7 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
   // bidi controls as they are) is escaped here; a line that grows past the width is cut again.
   const table = lines.map((line) => {
     const shown = printable(line);
-    return shown === line ? line : fit(shown, width);
+    return shown === line ? line : cutToColumns(shown, width);
   });
   return [...table, ...notServedLines(report.diagnosis)].join("\n");
 }

@@ -23,7 +23,7 @@ export const TEXT_COLUMNS = 80;
  */
 export function diagnosisLines(label: string, facts: DiagnosisFacts, diagnosis: Diagnosis): string[] {
   const lines = [`  ${label}: ${CASE_TITLES[diagnosis.case]}`];
-  const row = (key: string, value: string) => lines.push(fit(`    ${key.padEnd(10)} ${value}`));
+  const row = (key: string, value: string) => lines.push(cutToColumns(`    ${key.padEnd(10)} ${value}`));
   lines.push(...wrap(diagnosis.summary, "    "));
   row("expected", `${facts.expected.type.toUpperCase()} ${facts.expected.name}`);
   row("", JSON.stringify(facts.expected.value));
@@ -60,7 +60,7 @@ export const CASE_TITLES: Record<Diagnosis["case"], string> = {
 };
 
 /** A line cut to `TEXT_COLUMNS`, its middle replaced by `…` (the end of a key tells keys apart). */
-export function fit(line: string, columns = TEXT_COLUMNS): string {
+export function cutToColumns(line: string, columns = TEXT_COLUMNS): string {
   if ([...line].length <= columns) return line;
   const characters = [...line];
   const tail = 12;
@@ -73,10 +73,10 @@ export function wrap(text: string, indent: string, columns = TEXT_COLUMNS): stri
   let current = "";
   for (const word of text.split(/\s+/).filter(Boolean)) {
     if (current && indent.length + current.length + 1 + word.length > columns) {
-      lines.push(fit(indent + current, columns));
+      lines.push(cutToColumns(indent + current, columns));
       current = word;
     } else current = current ? `${current} ${word}` : word;
   }
-  if (current) lines.push(fit(indent + current, columns));
+  if (current) lines.push(cutToColumns(indent + current, columns));
   return lines;
 }
