@@ -1,6 +1,13 @@
 import { redact } from "../client/redact";
-import { Answer, CloudflareApiSettings, cloudflareConnection, Envelope, Method } from "./api-request";
-import { explainedFailure } from "./failure-advice";
+import {
+  Answer,
+  CloudflareApiError,
+  CloudflareApiSettings,
+  cloudflareConnection,
+  Envelope,
+  Method,
+} from "./api-request";
+import { failureHeadline } from "./failure-advice";
 import { zoneRecord, ZoneRecord, ZoneRecordBody } from "./zone-record";
 
 /**
@@ -45,8 +52,13 @@ const MAX_PAGES = 100;
 export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
   const cloudflare = cloudflareConnection(settings);
   /** The error for a call on `zoneId`, first saying what to do when the zone or the token is wrong. */
-  const failure = (zoneId: string, what: string, answer: Answer) =>
-    explainedFailure(cloudflare.failure(what, answer), answer, zoneId);
+  const failure = (zoneId: string, what: string, answer: Answer) => {
+    const error = cloudflare.failure(what, answer);
+    const headline = failureHeadline(answer, zoneId);
+    return headline
+      ? new CloudflareApiError(`${headline}\n${error.message}`, error.codes, error.httpStatus)
+      : error;
+  };
   /** A read, replace or delete: idempotent, so sent again after a lost answer. */
   const idempotent = (method: Method, path: string, body?: unknown) => cloudflare.call(method, path, body);
 

@@ -1,4 +1,4 @@
-import { Answer, CloudflareApiError } from "./api-request";
+import type { Answer } from "./api-request";
 import { CLOUDFLARE_SETTINGS } from "./settings";
 
 /**
@@ -34,28 +34,23 @@ const ZONE_UNREACHABLE = [1001, 7003];
 const TOKEN_REFUSED = [10000, 9109];
 
 /**
- * `error` (a failed call on zone `zoneId`) with a first line that names the setting and what to do,
- * when Cloudflare's answer says the zone or the token is wrong; else `error` itself.
+ * The first line for a failed call on zone `zoneId`, naming the setting and what to do, when
+ * Cloudflare's answer says the zone or the token is wrong; else undefined. Text only, so that a
+ * program's zone checks can use these words without loading the package's Cloudflare client.
  */
-export function explainedFailure(
-  error: CloudflareApiError,
-  answer: Answer,
-  zoneId: string,
-): CloudflareApiError {
-  if (answer.kind !== "answered") return error;
+export function failureHeadline(answer: Answer, zoneId: string): string | undefined {
+  if (answer.kind !== "answered") return undefined;
   const codes = (answer.envelope?.errors ?? []).map((entry) => Number(entry.code));
   const said = (answer.envelope?.errors ?? [])
     .map((entry) => `${entry.code} ${entry.message ?? ""}`.trim())
     .join("; ");
   const why = said ? `HTTP ${answer.status}, ${said}` : `HTTP ${answer.status}`;
-  let headline: string | undefined;
-  if (codes.some((code) => ZONE_UNREACHABLE.includes(code))) {
-    headline = `Cloudflare zone ${zoneId} (cloudflare.zoneId) is not one the API token can reach (${why}): ${ZONE_ID_CHECK}.`;
-  } else if (codes.some((code) => TOKEN_REFUSED.includes(code))) {
-    headline =
+  if (codes.some((code) => ZONE_UNREACHABLE.includes(code)))
+    return `Cloudflare zone ${zoneId} (cloudflare.zoneId) is not one the API token can reach (${why}): ${ZONE_ID_CHECK}.`;
+  if (codes.some((code) => TOKEN_REFUSED.includes(code)))
+    return (
       `Cloudflare refused ${TOKEN} for zone ${zoneId} (${why}): check that the token is valid and has ` +
-      "the permission Zone → DNS → Edit on that zone.";
-  }
-  if (headline === undefined) return error;
-  return new CloudflareApiError(`${headline}\n${error.message}`, error.codes, error.httpStatus);
+      "the permission Zone → DNS → Edit on that zone."
+    );
+  return undefined;
 }

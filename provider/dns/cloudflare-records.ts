@@ -27,7 +27,7 @@ export interface CloudflareRecordArgs {
  * host targets lowercase (Cloudflare lowercases them), TXT quoted and split, never proxied
  * (a proxied record would answer with Cloudflare's addresses and fail the check), explicit TTL.
  * The `Domain` component maps a record it knows only as an output field by field with the same
- * helpers (`record-declarer.ts`); this module imports no value of `@pulumi/pulumi`, so the
+ * helpers (`resources/publishing/domain-publisher.ts`); this module imports no value of `@pulumi/pulumi`, so the
  * providers' entry, which loads it, never loads the SDK's index.
  */
 export function cloudflareRecordArgs(

@@ -8,8 +8,14 @@ import { unquoteTxt } from "./txt";
  * `existing-records.ts`.
  */
 
-/** The purposes of the records a domain publishes. */
-export type RecordPurpose = "spf" | "dkim" | "return_path" | "mx" | "dmarc";
+/** The purposes of the records a domain publishes, which the rules here know. */
+export const RECORD_PURPOSES = ["spf", "dkim", "return_path", "mx", "dmarc"] as const;
+export type RecordPurpose = (typeof RECORD_PURPOSES)[number];
+
+/** Whether the rules know `purpose` (the service may add others: they compete with nothing). */
+export function isRecordPurpose(purpose: string): purpose is RecordPurpose {
+  return (RECORD_PURPOSES as readonly string[]).includes(purpose);
+}
 
 /** A record as the zone holds it (Cloudflare's answer). */
 export interface ExistingRecord {

@@ -1,4 +1,4 @@
-import { ROUTE_MODES, SPAM_MODES, type RouteMode, type SpamMode } from "../client";
+import { ROUTE_MODES, SPAM_MODES, type RouteMode, type SpamMode } from "../client/types";
 import {
   booleanSchema,
   CheckedInputs,

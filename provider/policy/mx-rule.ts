@@ -1,4 +1,4 @@
-import { ExistingRecordPolicies } from "../resources/existing-record-policies";
+import { ExistingRecordPolicies } from "../resources/publishing/existing-record-policies";
 import { stackRule } from "./policy-kit";
 import { groupBy } from "./props";
 import {

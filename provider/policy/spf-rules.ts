@@ -3,7 +3,7 @@ import { isAll, isSpfRecord, parseSpf } from "../dns/spf-record";
 import { readSpfTerms } from "../dns/spf-syntax";
 import { unquoteTxt } from "../dns/txt";
 import { spfOpenFamilies } from "../receivers/spf-open";
-import { ExistingRecordPolicies } from "../resources/existing-record-policies";
+import { ExistingRecordPolicies } from "../resources/publishing/existing-record-policies";
 import { resourceRule, stackRule } from "./policy-kit";
 import { groupBy, UNKNOWN } from "./props";
 import { RecordName, recordName, stackZones, unresolvedName } from "./zones";

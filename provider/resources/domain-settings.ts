@@ -1,7 +1,8 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { DmarcArgs, ExistingRecordPolicy } from "../dns";
 import type { DomainVerificationArgs } from "./domain-verification";
-import type { ExistingRecordsArgs } from "./existing-record-policies";
+import { DEFAULT_RECORD_TTL } from "./publishing/domain-cloudflare-args";
+import type { ExistingRecordsArgs } from "./publishing/existing-record-policies";
 
 /**
  * What a `Domain` declares, as it records it: its component inputs, and the same keys among its
@@ -31,9 +32,6 @@ export interface DomainSettings {
     existingRecords: ExistingRecordPolicy | ExistingRecordsArgs;
   };
 }
-
-/** The component's TTL when none is given: Cloudflare's "automatic" is 300 seconds too. */
-export const DEFAULT_RECORD_TTL = 300;
 
 /** What a `Domain` with these arguments records (see {@link DomainSettings}). */
 export function domainSettings(args: {

@@ -4,15 +4,15 @@ import type { ReceiversVerdicts } from "../receivers/judge";
 import { DmarcArgs, dmarcRecordContent } from "../dns";
 import { CHECK_NAMES, dmarcProblems, domainNameProblem } from "../inputs";
 import { dmarcRestsOnDkimAlone } from "../inputs/dmarc-alignment";
-import { publishRecords, zonePreflight } from "./publish-records";
+import { DomainPublisher } from "./publishing/domain-publisher";
 import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
-import type { DomainCloudflareArgs } from "./domain-cloudflare-args";
+import type { DomainCloudflareArgs } from "./publishing/domain-cloudflare-args";
 import { domainSettings } from "./domain-settings";
 import { ServiceDomain } from "./service-domain";
 import { TYPE_TOKENS } from "./type-tokens";
 import { serviceRecords } from "./unit-test-mocks";
 
-export type { DomainCloudflareArgs } from "./domain-cloudflare-args";
+export type { DomainCloudflareArgs } from "./publishing/domain-cloudflare-args";
 
 /** `DomainVerification`'s settings but the domain, which the component gives it. */
 export type DomainVerificationSettings = Omit<DomainVerificationArgs, "domainId" | "dnsRecords" | "zoneId">;
@@ -119,21 +119,25 @@ export class Domain extends pulumi.ComponentResource {
     const mx = settings.mx;
     const dmarc = dmarcContent(name, args, this);
     warnDmarcRestsOnDkim(name, args, this);
-    const publishing = { domainName: args.name, upFront: !args.adopt, mx, dmarc };
+    const publisher =
+      args.cloudflare &&
+      new DomainPublisher(
+        name,
+        args.cloudflare,
+        { domainName: args.name, upFront: !args.adopt, mx, dmarc },
+        this,
+      );
     // The zone is looked at first: a record in the way fails before the domain is created.
-    const preflight = args.cloudflare ? zonePreflight(name, args.cloudflare, publishing, this) : undefined;
+    const zoneChecked = publisher?.checkZone() ?? [];
     const service = new ServiceDomain(
       name,
       { name: args.name, adopt: args.adopt },
-      { parent: this, dependsOn: preflight?.ready ?? [] },
+      { parent: this, dependsOn: zoneChecked },
     );
 
     // With `adopt`, whether records can be published is known only once the service has answered.
     const serviceAnswer = serviceRecords(service.dnsRecords, this);
-    const published =
-      args.cloudflare && preflight
-        ? publishRecords(name, serviceAnswer, args.cloudflare, preflight, publishing, this)
-        : undefined;
+    const published = publisher?.publish(serviceAnswer);
     this.records = published ? published.records : pulumi.output([]);
 
     const verification =

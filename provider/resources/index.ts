@@ -1,6 +1,6 @@
 export * from "./claimed-dns-record";
 export * from "./domain";
-export type { ExistingRecordsArgs } from "./existing-record-policies";
+export type { ExistingRecordsArgs } from "./publishing/existing-record-policies";
 export * from "./domain-verification";
 export * from "./get-domain";
 export * from "./route";

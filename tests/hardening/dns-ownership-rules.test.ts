@@ -1,7 +1,7 @@
 import { claimFor } from "../../provider/dns/existing-records";
 import { markedComment, MAX_COMMENT_LENGTH, recordOwner } from "../../provider/dns/ownership";
 import { quoteTxt } from "../../provider/dns/txt";
-import { ExistingRecordPolicies } from "../../provider/resources/existing-record-policies";
+import { ExistingRecordPolicies } from "../../provider/resources/publishing/existing-record-policies";
 
 /** Adversarial review of the pure rules behind DNS ownership: marks near the 100-character cut, junk policies. */
 

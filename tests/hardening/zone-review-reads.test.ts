@@ -1,5 +1,5 @@
 import type * as cloudflare from "@pulumi/cloudflare";
-import { ZoneReads } from "../../provider/resources/zone-reads";
+import { ZoneReads } from "../../provider/resources/publishing/zone-reads";
 import { PAGED_ZONE_ID, pagedZone } from "../support/paged-zone";
 
 /**

@@ -32,6 +32,30 @@ describe("entry points", () => {
     );
   });
 
+  it("a program's Domain loads neither the email client nor the package's Cloudflare client", async () => {
+    // A program declares Domains; the clients are the providers' (another process). Two imports
+    // once pulled both in through a barrel: route modes from client/, words from cloudflare/.
+    const loaded = await run(
+      process.execPath,
+      [
+        "-e",
+        'require("./dist/provider/resources/domain.js");' +
+          "process.stdout.write(JSON.stringify(Object.keys(require.cache)))",
+      ],
+      { cwd: REPO_ROOT },
+    );
+    const files = (JSON.parse(loaded) as string[]).map((file) => path.relative(REPO_ROOT, file));
+    expect(files).toContain("dist/provider/resources/publishing/domain-publisher.js");
+    expect(
+      files.filter((file) =>
+        /^dist\/provider\/(client\/(?!types\.js)|cloudflare\/(api-request|dns-records)\.js|dynamic\/connection\.js)/.test(
+          file,
+        ),
+      ),
+    ).toEqual([]);
+    expect(files.filter((file) => /\/node_modules\/got\//.test(file))).toEqual([]);
+  });
+
   it("the stored-state entry point loads no module of Pulumi's SDK (its log only when a line is written)", async () => {
     // The provider host loads this entry for every command (a fresh process each): the SDK's
     // index is some 600 modules more (922 against 338, 1 s of a cold start against 0.35 s), and

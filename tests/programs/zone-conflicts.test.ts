@@ -2,7 +2,11 @@ import { promises as dns } from "node:dns";
 import type * as pulumi from "@pulumi/pulumi";
 import { Domain, DomainArgs, DomainCloudflareArgs } from "../../provider";
 import { quoteTxt } from "../../provider/dns";
-import { conflictsMessage, RunChecks, ZoneConflict } from "../../provider/resources/zone-conflicts";
+import {
+  conflictsMessage,
+  RunChecks,
+  ZoneConflict,
+} from "../../provider/resources/publishing/zone-conflicts";
 import { zoneRecordsApi } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { ProgramRun, runProgram, RunOptions } from "../../testing";

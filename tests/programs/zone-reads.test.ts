@@ -1,4 +1,4 @@
-import { coveringDomain } from "../../provider/resources/zone-read-results";
+import { coveringDomain } from "../../provider/resources/publishing/zone-read-results";
 import { HeldRecord, PAGED_ZONE_ID, pagedZone } from "../support/paged-zone";
 
 /**

@@ -1,5 +1,5 @@
 import type * as cloudflare from "@pulumi/cloudflare";
-import { ZoneReads } from "../../provider/resources/zone-reads";
+import { ZoneReads } from "../../provider/resources/publishing/zone-reads";
 
 /** The zone id the paged zone answers for. */
 export const PAGED_ZONE_ID = "023e105f4ecef8ad9ca31a8372d0c353";

@@ -1,7 +1,7 @@
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
-import type { ExistingRecord } from "../dns/zone-records";
-import { runsUnderMocks } from "./unit-test-mocks";
+import type { ExistingRecord } from "../../dns/zone-records";
+import { runsUnderMocks } from "../unit-test-mocks";
 import { coveringDomain, existingRecord, named, normalName, uniqueById } from "./zone-read-results";
 
 /**

@@ -3,7 +3,7 @@
  * records told apart by id, the domain of the run a name falls under.
  */
 import type * as cloudflare from "@pulumi/cloudflare";
-import type { ExistingRecord } from "../dns/zone-records";
+import type { ExistingRecord } from "../../dns/zone-records";
 
 export function normalName(name: string): string {
   return name.toLowerCase().replace(/\.$/, "");

@@ -1,7 +1,10 @@
 import type * as cloudflare from "@pulumi/cloudflare";
 import type * as pulumi from "@pulumi/pulumi";
-import type { ExistingRecordPolicy } from "../dns";
+import type { ExistingRecordPolicy } from "../../dns";
 import type { ExistingRecordsArgs } from "./existing-record-policies";
+
+/** The records' TTL when none is given: Cloudflare's "automatic" is 300 seconds too. */
+export const DEFAULT_RECORD_TTL = 300;
 
 /**
  * `Domain`'s `cloudflare` option: where and how its DNS records are published. In a module of its

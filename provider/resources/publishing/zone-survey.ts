@@ -1,59 +1,46 @@
 import type * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
-import { Claim, claimFor, Publisher } from "../dns/existing-records";
-import { competes, ExistingRecord, PlannedRecord } from "../dns/zone-records";
-import { dmarcRecordName } from "../dns/dmarc";
-import { recordOwner } from "../dns/ownership";
-import { SPF_LOOKUP_LIMIT } from "../dns/spf-lookup-count";
-import { checkSpfLookups } from "../dns/spf-lookups";
-import { unquoteTxt } from "../dns/txt";
-import { saysZoneUnreachable, ZONE_ID_CHECK } from "../cloudflare/failure-advice";
-import { mergeSpfIncludes } from "../dns/spf";
-import { dnsResolverSetting } from "../dynamic/dns-settings";
-import { DNS_RESOLVER_SETTING } from "../dynamic/connection-settings";
+import { Claim, claimFor } from "../../dns/existing-records";
+import { competes, ExistingRecord, PlannedRecord } from "../../dns/zone-records";
+import { dmarcRecordName } from "../../dns/dmarc";
+import { recordOwner } from "../../dns/ownership";
+import { SPF_LOOKUP_LIMIT } from "../../dns/spf-lookup-count";
+import { checkSpfLookups } from "../../dns/spf-lookups";
+import { unquoteTxt } from "../../dns/txt";
+import { saysZoneUnreachable, ZONE_ID_CHECK } from "../../cloudflare/failure-advice";
+import { mergeSpfIncludes } from "../../dns/spf";
 import { ZoneNotRead, ZoneReads, zoneReadsFor } from "./zone-reads";
 import type { ExistingRecordPolicies } from "./existing-record-policies";
-
-/** Stack config naming the installation's SPF include (Postal's `dns.spf_include`). */
-const SPF_INCLUDE_SETTING = "emailDelivery:spfInclude";
-
-/** The include `value` names, or why it is not one (a domain name, as an `include:` takes). */
-function spfIncludeSetting(value: string | undefined): string | undefined {
-  if (value === undefined || value === "") return undefined;
-  if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9])?)+\.?$/i.test(value))
-    throw new Error(
-      `stack config ${SPF_INCLUDE_SETTING} must be your installation's SPF include, a domain name such as ` +
-        `"spf.postal.example.com" (Postal's dns.spf_include), not ${JSON.stringify(value)}`,
-    );
-  return value.toLowerCase().replace(/\.$/, "");
-}
+import type { PublishingConfig } from "./stack-config";
 
 /** `ZoneReads.firstNotRead`'s key for "the mocks answered without records" (once per run, any zone). */
 const UNDER_MOCKS = "(unit-test mocks)";
 
+/** How a check of one record is made. */
+export interface CheckOptions {
+  /** For a record whose content is not known yet: true when the stack published for the domain before. */
+  publishedBefore?: boolean;
+  /** The record is about to be written (not the look before the domain is made). */
+  writing?: boolean;
+}
+
 /**
- * What a zone holds at the names one `Domain` publishes to, and the checks made with it. The reads
- * are the program run's, shared by every `Domain` on the zone (zone-reads.ts).
+ * What a zone holds at the names one `Domain` publishes to, and the checks made with it, in the
+ * Domain's words: its component name in every message, its policies, this stack. The reads are
+ * the program run's, shared by every `Domain` on the zone (zone-reads.ts).
  */
 export class ZoneSurvey {
   private readonly reads: ZoneReads;
-  /** Where the SPF checks of a merge send their queries (stack config emailDelivery:dnsResolver). */
-  private readonly dnsServer: string | undefined;
-  /** The installation's SPF include, when stack config emailDelivery:spfInclude names it. */
-  private readonly spfInclude: string | undefined;
 
   constructor(
+    /** The `Domain` component's name, which every message starts with. */
+    private readonly component: string,
+    private readonly policies: ExistingRecordPolicies,
+    private readonly config: PublishingConfig,
     provider: cloudflare.Provider | undefined,
     private readonly parent: pulumi.Resource,
   ) {
     this.reads = zoneReadsFor(provider, parent);
-    try {
-      // Checked here, in the preview, rather than as the first lookup fails.
-      this.dnsServer = dnsResolverSetting(pulumi.runtime.getConfig(DNS_RESOLVER_SETTING.config));
-      this.spfInclude = spfIncludeSetting(pulumi.runtime.getConfig(SPF_INCLUDE_SETTING));
-    } catch (error) {
-      throw new pulumi.ResourceError((error as Error).message, parent);
-    }
   }
 
   /** Counts the domain `name` among the run's domains on `zoneId` (before the zone is read). */
@@ -73,15 +60,10 @@ export class ZoneSurvey {
    * is then one the stack made before, whose records' contents the service gave and the next
    * checks know.
    */
-  async publishedBefore(
-    component: string,
-    zoneId: string,
-    domain: string,
-    returnPath: string,
-    publisher: Publisher,
-  ): Promise<boolean> {
+  async publishedBefore(zoneId: string, domain: string): Promise<boolean> {
+    const returnPath = `${this.config.returnPathPrefix}.${domain}`;
+    const { publisher } = this.config;
     const records = await this.reading(
-      component,
       zoneId,
       domain,
       async () =>
@@ -109,15 +91,11 @@ export class ZoneSurvey {
    * passing when a Domain is added. Said once per run either way. Under the engine, an update
    * that could not read the zone fails: nothing is published unchecked.
    */
-  private async reading<T>(
-    component: string,
-    zoneId: string,
-    name: string,
-    read: () => Promise<T>,
-  ): Promise<T | undefined> {
+  private async reading<T>(zoneId: string, name: string, read: () => Promise<T>): Promise<T | undefined> {
     try {
       return await read();
     } catch (error) {
+      const component = this.component;
       if (error instanceof ZoneNotRead && (error.underMocks || pulumi.runtime.isDryRun())) {
         if (this.reads.firstNotRead(error.underMocks ? UNDER_MOCKS : zoneId)) {
           pulumi.log.warn(
@@ -153,19 +131,13 @@ export class ZoneSurvey {
    * could not be read.
    */
   async check(
-    component: string,
     zoneId: string,
     planned: PlannedRecord,
-    policies: ExistingRecordPolicies,
-    publisher: Publisher,
-    /** For a record whose content is not known yet: true when the stack published for the domain before. */
-    publishedBefore = false,
-    /** The record is about to be written (not the preflight's look before the domain is made). */
-    writing = false,
+    { publishedBefore = false, writing = false }: CheckOptions = {},
   ): Promise<Claim> {
-    const zone = await this.reading(component, zoneId, planned.name, () =>
-      this.recordsAt(zoneId, planned.name),
-    );
+    const { component, policies } = this;
+    const { publisher } = this.config;
+    const zone = await this.reading(zoneId, planned.name, () => this.recordsAt(zoneId, planned.name));
     if (zone === undefined) return { action: "undecided" };
     let claim = claimFor(planned, zone, policies.of(planned.purpose), publisher);
     // About to publish where nothing is, not even the stack's own record: the zone as it is now,
@@ -178,7 +150,7 @@ export class ZoneSurvey {
       !zone.some((record) => competes(planned, record)) &&
       !pulumi.runtime.isDryRun()
     ) {
-      const confirmed = await this.reading(component, zoneId, planned.name, () =>
+      const confirmed = await this.reading(zoneId, planned.name, () =>
         this.reads.confirmedAt(zoneId, planned.name),
       );
       if (confirmed && confirmed.length > zone.length)
@@ -205,7 +177,7 @@ export class ZoneSurvey {
       return { action: "refuse", problem: `${claim.problem}${guess}` };
     }
     if (claim.action === "merge") {
-      const problem = await this.checkMerge(component, planned, claim, publishedBefore);
+      const problem = await this.checkMerge(planned, claim, publishedBefore);
       if (problem)
         return {
           action: "refuse",
@@ -235,21 +207,21 @@ export class ZoneSurvey {
    * Gives why the merge is refused, if it is.
    */
   private async checkMerge(
-    component: string,
     planned: PlannedRecord,
     claim: Extract<Claim, { action: "merge" }>,
     publishedBefore: boolean,
   ): Promise<string | undefined> {
     // Before the service names its include, the installation's (stack config
     // emailDelivery:spfInclude) lets the merge be counted whole, nested includes and all.
-    const known = this.spfInclude;
+    const known = this.config.spfInclude;
     const merged =
       claim.content ??
       (known
         ? mergeSpfIncludes(unquoteTxt(claim.record.content), [known])
         : unquoteTxt(claim.record.content));
-    const { problem, warning, total } = await checkSpfLookups(merged, planned.name, this.dnsServer);
+    const { problem, warning, total } = await checkSpfLookups(merged, planned.name, this.config.dnsServer);
     if (problem) return problem;
+    const component = this.component;
     if (claim.content === undefined && !known && total + 1 > SPF_LOOKUP_LIMIT) {
       // A domain the stack made before: the record may hold the service's include already (this
       // stack merged it), which costs nothing more. The merge is counted whole once the service

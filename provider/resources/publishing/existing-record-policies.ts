@@ -3,8 +3,8 @@ import type {
   ExistingRecordPolicy,
   MxExistingRecordPolicy,
   SpfExistingRecordPolicy,
-} from "../dns/existing-records";
-import type { RecordPurpose } from "../dns/zone-records";
+} from "../../dns/existing-records";
+import { isRecordPurpose, RecordPurpose } from "../../dns/zone-records";
 
 /**
  * What to do, per purpose, with a record the zone already holds at a name where the domain
@@ -99,8 +99,7 @@ export class ExistingRecordPolicies {
 
   /** The policy for a record of `purpose` (a purpose the service adds later: "fail"). */
   of(purpose: string): ExistingRecordPolicy | SpfExistingRecordPolicy | MxExistingRecordPolicy {
-    const key = KEY_OF[purpose as RecordPurpose];
-    return key ? this.byKey[key] : "fail";
+    return isRecordPurpose(purpose) ? this.byKey[KEY_OF[purpose]] : "fail";
   }
 
   /** The properties whose policy this package carries out itself (`ClaimedDnsRecord`). */
