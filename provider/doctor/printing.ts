@@ -1,12 +1,12 @@
 import type { DiagnosisFacts } from "../verification/diagnosis-facts";
-import { printable } from "../verification/receivers-report";
+import { printable } from "../verification/report-text";
 
 /**
  * What the doctor prints, made safe to print. Everything printed
  * is someone else's text: the service's, what DNS serves, the names in the records file. A
  * terminal or a CI log acts on control characters (clears the screen, makes links, colours) and
  * shows text reordered by bidi controls, so every line goes through `printable()` (the one home
- * of that escape, receivers-report.ts): in the table as `\u…` escapes, in `--json` as the same
+ * of that escape, verification/report-text.ts): in the table as `\u…` escapes, in `--json` as the same
  * escapes, which JSON reads back as the very characters (JSON.stringify escapes C0 controls
  * itself, but not DEL, C1 controls or bidi controls).
  */

@@ -1,12 +1,19 @@
 import type { DomainCheck } from "../client";
 import { CHECK_NAMES, type CheckName } from "../inputs/verification-inputs";
 import type { DiagnosisCase, DiagnosisFacts } from "../verification/diagnosis-facts";
-import { cutToColumns, diagnosisLines } from "../verification/diagnosis-text";
-import { CHECKS } from "../verification/report";
+import {
+  checkTable,
+  cutToColumns,
+  diagnosisSection,
+  printable,
+  TEXT_COLUMNS,
+  wrap,
+} from "../verification/report-text";
+import { checkRows, CHECKS } from "../verification/report";
 import type { ReceiverFinding } from "../receivers/findings";
 import { receiversAccept, type ReceiversJudgement } from "../receivers/judge";
 import { judgedChecks } from "../verification/receivers-step";
-import { findingLines, printable } from "../verification/receivers-report";
+import { findingLines } from "../verification/receivers-report";
 import { printableFacts } from "./printing";
 
 /**
@@ -90,16 +97,11 @@ export function doctorReport(
   diagnosisError?: string,
   judged?: ReceiversReport,
 ): DoctorReport {
-  const checks = CHECK_NAMES.map((check): DoctorCheck => {
-    const status = result ? (result[CHECKS[check].status] as string | null) : null;
-    return {
-      check,
-      label: CHECKS[check].label,
-      status,
-      serviceSays: result ? (result[CHECKS[check].error] as string | null) : null,
-      passed: status === "OK",
-    };
-  });
+  const checks = checkRows(result, CHECK_NAMES).map((row, index): DoctorCheck => ({
+    check: CHECK_NAMES[index],
+    ...row,
+    passed: row.status === "OK",
+  }));
   const receivers = judged && doctorReceivers(judged);
   return {
     domain,
@@ -136,10 +138,7 @@ function doctorReceivers(judged: ReceiversReport): DoctorReceivers {
 }
 
 /** The width the table fits: an 80-column terminal. */
-export const TABLE_WIDTH = 80;
-
-/** The widest status shown whole; the service's are a word (`OK`, `Missing`, `Invalid`). */
-const STATUS_COLUMNS = 20;
+export const TABLE_WIDTH = TEXT_COLUMNS;
 
 /**
  * The report for people: a line saying how it went, then one row per check, the service's text
@@ -151,6 +150,7 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
   if (!report.found)
     return wrap(
       `${domain}: the service has no domain of that name on the server this API key belongs to.`,
+      "",
       width,
     ).join("\n");
   const failing = report.checks.filter((check) => !check.passed);
@@ -165,41 +165,24 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
   const head = failing.length
     ? `${domain}: ${failing.length} of ${report.checks.length} checks failing${verdict}`
     : `${domain}: all ${report.checks.length} checks pass${verdict}`;
-  const header = ["check", "status", "service says"];
-  // Escaped before they are laid out, so the columns are measured as they will be shown; a status
-  // is one word (`Missing`), so one that is not is cut rather than squeeze the service's text.
-  const rows = report.checks.map((check) => [
-    check.label,
-    cutToColumns(printable(check.status ?? "not run"), STATUS_COLUMNS),
-    printable(check.serviceSays ?? ""),
-  ]);
-  const widths = [0, 1].map((column) =>
-    Math.max(header[column].length, ...rows.map((row) => row[column].length)),
+  // Escaped before they are laid out, so the columns are measured as they will be shown.
+  const rows = report.checks.map((check) => ({
+    label: check.label,
+    status: check.status === null ? null : printable(check.status),
+    serviceSays: check.serviceSays === null ? null : printable(check.serviceSays),
+  }));
+  // A long domain name wraps too (a name has no spaces: `wrap` splits it at the width).
+  const lines = [...wrap(head, "", width), "", ...checkTable(rows, width)];
+  const diagnosed = report.diagnosis.map(({ check, facts, summary, action, case: found }) => ({
+    label: CHECKS[check].label,
+    facts: printableFacts(facts),
+    diagnosis: { case: found, summary: printable(summary), action: printable(action) },
+  }));
+  const diagnosis = diagnosisSection(
+    diagnosed,
+    report.diagnosisError === undefined ? undefined : printable(report.diagnosisError),
   );
-  const indent = 2 + widths[0] + 3 + widths[1] + 3;
-  const textWidth = Math.max(20, width - indent);
-  // A long domain name wraps too (a name has no spaces: `wrap` cuts it at the width).
-  const lines = [...wrap(head, width), ""];
-  for (const cells of [header, ...rows]) {
-    const text = wrap(cells[2], textWidth);
-    const first = `  ${cells[0].padEnd(widths[0])}   ${cells[1].padEnd(widths[1])}   ${text[0] ?? ""}`;
-    lines.push(first.trimEnd(), ...text.slice(1).map((line) => " ".repeat(indent) + line));
-  }
-  if (report.diagnosis.length > 0 || report.diagnosisError) lines.push("", DIAGNOSIS_HEADING);
-  for (const { check, facts, summary, action, case: found } of report.diagnosis)
-    lines.push(
-      ...diagnosisLines(CHECKS[check].label, printableFacts(facts), {
-        case: found,
-        summary: printable(summary),
-        action: printable(action),
-      }),
-    );
-  if (report.diagnosisError)
-    lines.push(
-      ...wrap(`The records could not be diagnosed: ${printable(report.diagnosisError)}`, width - 2).map(
-        indented,
-      ),
-    );
+  if (diagnosis.length > 0) lines.push("", ...diagnosis);
   if (receivers) {
     lines.push(
       "",
@@ -207,9 +190,7 @@ export function doctorTable(report: DoctorReport, width = TABLE_WIDTH): string {
     );
     lines.push(...findingLines(receivers.findings));
     if (receivers.error)
-      lines.push(
-        ...wrap(`Receivers could not be judged: ${printable(receivers.error)}`, width - 2).map(indented),
-      );
+      lines.push(...wrap(`Receivers could not be judged: ${printable(receivers.error)}`, "  ", width));
   }
   // What is left unescaped (values the diagnosis quotes with JSON.stringify, which leaves C1 and
   // bidi controls as they are) is escaped here; a line that grows past the width is cut again.
@@ -245,30 +226,3 @@ export const NOT_SERVED_HEADING = "Not served by every nameserver, each value wh
 
 /** Before receivers' verdicts and findings. */
 export const RECEIVERS_HEADING = "What receivers decide:";
-
-/** Above the diagnosis rows, as under a verification's failure. */
-export const DIAGNOSIS_HEADING = "What DNS serves, check by check:";
-
-const indented = (line: string) => `  ${line}`;
-
-/** Words into lines of at most `width` characters; a word longer than that is cut. */
-export function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
-  for (let word of text.split(/\s+/).filter(Boolean)) {
-    while (word.length > width) {
-      if (line) lines.push(line);
-      line = "";
-      lines.push(word.slice(0, width));
-      word = word.slice(width);
-    }
-    if (!line) line = word;
-    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
-    else {
-      lines.push(line);
-      line = word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
-}

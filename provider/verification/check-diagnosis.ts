@@ -1,8 +1,14 @@
 import type { DnsRecord, DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
 import { diagnose } from "./diagnosis";
-import { DiagnosisFacts, ExpectedRecord, ZoneRecordFact } from "./diagnosis-facts";
-import type { CheckDiagnoses, CheckDiagnosis, Diagnoser } from "./diagnoser";
+import type {
+  CheckDiagnoses,
+  CheckDiagnosis,
+  Diagnoser,
+  DiagnosisFacts,
+  ExpectedRecord,
+  ZoneRecordFact,
+} from "./diagnosis-facts";
 import {
   bareName,
   DEFAULT_DNS_TIMEOUT_MS,
@@ -29,7 +35,8 @@ export const CHECK_PURPOSES: Record<CheckName, ExpectedRecord["purpose"]> = {
   returnPath: "return_path",
 };
 
-export interface DiagnoserOptions {
+/** What a `checkDiagnoser` is made with, for its life (what one call adds is `DiagnoseOptions`). */
+export interface CheckDiagnoserSettings {
   /** The records the service asked for (the domain's `dnsRecords`, TXT unquoted). */
   expected: readonly ExpectedRecord[];
   /** Where and how to ask DNS. @default the zone's nameservers and the machine's resolver */
@@ -48,9 +55,9 @@ export interface DiagnoserOptions {
  * nameservers are looked up once for the diagnoser's life (`DiscoveryCache`), so a wait that
  * diagnoses on every poll asks only for the records themselves after its first.
  */
-export function checkDiagnoser(options: DiagnoserOptions): Diagnoser {
+export function checkDiagnoser(settings: CheckDiagnoserSettings): Diagnoser {
   const cache = discoveryCache();
-  const query = options.dns?.query ?? nodeDnsQuery(options.dns?.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
+  const query = settings.dns?.query ?? nodeDnsQuery(settings.dns?.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
   return async (result, failing, call = {}) => {
     // One query per server, name and type in a call: MX's two hosts share their answers.
     const asked = new Map<string, ReturnType<DnsQuery>>();
@@ -64,12 +71,12 @@ export function checkDiagnoser(options: DiagnoserOptions): Diagnoser {
       failing.map(async (check) => {
         const known = call.known?.[check];
         if (known) return [check, [withoutService(known.facts)] as RecordFacts[]] as const;
-        const candidates = options.expected.filter((record) => record.purpose === CHECK_PURPOSES[check]);
+        const candidates = settings.expected.filter((record) => record.purpose === CHECK_PURPOSES[check]);
         const gathered = await Promise.all(
           candidates.map((expected) =>
             gatherDnsFacts(
               expected,
-              { ...options.dns, query: once, authoritativeOnly: call.brief === true },
+              { ...settings.dns, query: once, authoritativeOnly: call.brief === true },
               cache,
             ),
           ),
@@ -79,8 +86,8 @@ export function checkDiagnoser(options: DiagnoserOptions): Diagnoser {
     );
     const dns = await within(gathering, call.timeoutMs);
     // The zone only adds to what DNS says: a read that fails or is late leaves it out.
-    if (call.zone && options.zoneRecords)
-      await within(addZone(dns, options.zoneRecords, cache), call.timeoutMs).catch(() => undefined);
+    if (call.zone && settings.zoneRecords)
+      await within(addZone(dns, settings.zoneRecords, cache), call.timeoutMs).catch(() => undefined);
     const diagnoses: CheckDiagnoses = {};
     for (const [check, candidates] of dns) {
       const chosen = choose(candidates.map((facts) => classify(facts, serviceSays(result, check))));
@@ -151,7 +158,7 @@ export function reclassify(
  */
 async function addZone(
   dns: ReadonlyArray<readonly [CheckName, RecordFacts[]]>,
-  zoneRecords: NonNullable<DiagnoserOptions["zoneRecords"]>,
+  zoneRecords: NonNullable<CheckDiagnoserSettings["zoneRecords"]>,
   cache: DiscoveryCache,
 ): Promise<void> {
   const all = dns.flatMap(([, candidates]) => candidates);

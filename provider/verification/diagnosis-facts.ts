@@ -1,9 +1,13 @@
+import type { DomainCheck } from "../client";
 import type { DnsAnswer } from "../dns/dns-query";
+import type { CheckName } from "../inputs";
 
 /**
  * What the diagnosis of one of the service's checks is made from (the record expected, what the
  * zone and each server hold, what the service says) and what it finds: the facts `dns-facts.ts`
- * gathers, `diagnosis.ts` classifies and `diagnosis-text.ts` words.
+ * gathers, `diagnosis.ts` classifies and `report-text.ts` words; and the seam between a wait (or
+ * the doctor) and the diagnosis, what a `Diagnoser` takes and returns (`checkDiagnoser` makes one
+ * over DNS).
  */
 
 /** The record a check looks for, as the service gave it (`dnsRecords`: TXT unquoted). */
@@ -89,3 +93,45 @@ export interface Diagnosis {
 export function sameName(a: string, b: string): boolean {
   return a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
 }
+
+/** A failing check's facts and case. */
+export interface CheckDiagnosis {
+  facts: DiagnosisFacts;
+  diagnosis: Diagnosis;
+}
+
+/** The diagnoses of the failing checks that have an expected record. */
+export type CheckDiagnoses = Partial<Record<CheckName, CheckDiagnosis>>;
+
+/** What one call of a `Diagnoser` may reuse or add. */
+export interface DiagnoseOptions {
+  /**
+   * Facts already gathered this poll: their DNS answers are reused (no query is sent again), only
+   * the service's status is taken anew. The wait passes them for the failure's final diagnosis.
+   * @default none: DNS is asked
+   */
+  known?: CheckDiagnoses;
+  /**
+   * Ask for the zone's records too (Cloudflare API requests, which are rate-limited account-wide):
+   * the wait asks once, for the failure's final diagnosis, never per poll. @default false
+   */
+  zone?: boolean;
+  /**
+   * How long the whole gather (every query of every check) may take; past it the call rejects,
+   * which a DNS-first wait counts as "DNS cannot tell". @default no bound beyond each query's
+   */
+  timeoutMs?: number;
+  /**
+   * Ask the authoritative nameservers only (a DNS-first poll: what decides whether to ask the
+   * service), leaving the resolver, the doubled name and SPF's lookups to the failure's diagnosis.
+   * @default false
+   */
+  brief?: boolean;
+}
+
+/** Diagnoses the failing checks (`checkDiagnoser`: over DNS); `result` undefined: not checked yet. */
+export type Diagnoser = (
+  result: DomainCheck | undefined,
+  failing: readonly CheckName[],
+  options?: DiagnoseOptions,
+) => Promise<CheckDiagnoses>;

@@ -8,7 +8,7 @@ import { answerServes, includeSpelling, servesExpected, valuesOf } from "./serve
  * Why one of the service's checks fails, from facts alone: the record the service expects, what
  * the zone holds, what each authoritative nameserver and a recursive resolver answer, and what
  * the service says. Pure, so the verification's failure, the doctor command and a DNS-first wait
- * all classify alike; gathering the facts is `dns-facts.ts`, wording them `diagnosis-text.ts`.
+ * all classify alike; gathering the facts is `dns-facts.ts`, wording them `report-text.ts`.
  *
  * Comparisons follow `dns/zone-records.ts`: TXT unquoted (strings joined, as resolvers join
  * them), host names without letter case or a final dot.

@@ -1,7 +1,7 @@
 import type { CheckName } from "../inputs";
 import { DiagnosisFacts } from "./diagnosis-facts";
 import { answerServes } from "./serves";
-import type { CheckDiagnoses } from "./diagnoser";
+import type { CheckDiagnoses } from "./diagnosis-facts";
 
 /**
  * A DNS-first wait (`WaitOptions.dnsFirst`): each poll asks DNS, which is cheap, and asks the

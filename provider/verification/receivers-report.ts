@@ -1,6 +1,6 @@
 import type { ReceiverFinding } from "../receivers/findings";
 import type { ReceiversJudgement } from "../receivers/judge";
-import { wrap } from "./diagnosis-text";
+import { printable, wrap } from "./report-text";
 import type { WaitOutcome } from "./report";
 
 /**
@@ -32,16 +32,6 @@ export function findingLines(findings: readonly ReceiverFinding[]): string[] {
     ...wrap(printable(finding.receivers), "    "),
     ...wrap(printable(`to do: ${finding.fix}`), "    "),
   ]);
-}
-
-/** Text with C0/C1 controls, DEL and bidi controls (marks included) written as `\u…` escapes. */
-export function printable(text: string): string {
-  return text.replace(
-    // Control characters are what this matches: the rule guards against them matched by accident.
-    // eslint-disable-next-line no-control-regex
-    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
 }
 
 /** How to let a stack that does not own the domain's posture go on. */

@@ -1,8 +1,8 @@
 import type { DomainCheck } from "../client";
 import type { CheckName } from "../inputs";
-import type { CheckDiagnoses } from "./diagnoser";
+import type { CheckDiagnoses } from "./diagnosis-facts";
 import type { ReceiversJudgement } from "../receivers/judge";
-import { CASE_TITLES, diagnosisLines, wrap } from "./diagnosis-text";
+import { CASE_TITLES, checkTable, CheckRow, diagnosisSection } from "./report-text";
 
 /** What a wait for the checks ended with (`waitForChecks`), which the reports describe. */
 export interface WaitOutcome {
@@ -73,44 +73,26 @@ export function describeFailing(
   return described.length > 0 ? described.join(", ") : "the service's check (DNS serves every record)";
 }
 
-/**
- * Beneath the check table: each failing check's diagnosis (see `diagnosisLines`), or why there is
- * none. Empty when the wait was given no `diagnose`.
- */
-export function diagnosisSection(
+/** The check table's rows (report-text.ts `checkTable`): each requested check as the service answered it. */
+export function checkRows(result: DomainCheck | undefined, checks: readonly CheckName[]): CheckRow[] {
+  return checks.map((check) => ({
+    label: CHECKS[check].label,
+    status: result ? (result[CHECKS[check].status] as string | null) : null,
+    serviceSays: result ? (result[CHECKS[check].error] as string | null) : null,
+  }));
+}
+
+/** The diagnosis beneath the table, with a line break after it; empty without one. */
+function diagnosisText(
   checks: readonly CheckName[],
   outcome: Pick<WaitOutcome, "diagnoses" | "diagnosisError">,
 ): string {
-  const lines: string[] = [];
-  for (const check of checks) {
+  const diagnosed = checks.flatMap((check) => {
     const found = outcome.diagnoses?.[check];
-    if (found) lines.push(...diagnosisLines(CHECKS[check].label, found.facts, found.diagnosis));
-  }
-  if (outcome.diagnosisError)
-    lines.push(...wrap(`The records could not be diagnosed: ${outcome.diagnosisError.message}`, "  "));
-  return lines.length > 0 ? `What DNS serves, check by check:\n${lines.join("\n")}\n` : "";
-}
-
-/**
- * A table of every requested check: its status and the service's error text, e.g.
- *
- *   check        status    service says
- *   SPF          OK
- *   DKIM         Invalid   The DKIM record at postal-ABCDEF._domainkey.… does not match …
- */
-export function checkTable(result: DomainCheck, checks: readonly CheckName[]): string {
-  const rows = checks.map((check) => [
-    CHECKS[check].label,
-    String(result[CHECKS[check].status] ?? "not checked"),
-    String(result[CHECKS[check].error] ?? ""),
-  ]);
-  const header = ["check", "status", "service says"];
-  const widths = [0, 1].map((column) =>
-    Math.max(header[column].length, ...rows.map((row) => row[column].length)),
-  );
-  const line = (cells: string[]) =>
-    `  ${cells[0].padEnd(widths[0])}   ${cells[1].padEnd(widths[1])}   ${cells[2]}`.trimEnd();
-  return [line(header), ...rows.map(line)].join("\n");
+    return found ? [{ label: CHECKS[check].label, ...found }] : [];
+  });
+  const lines = diagnosisSection(diagnosed, outcome.diagnosisError?.message);
+  return lines.length > 0 ? `${lines.join("\n")}\n` : "";
 }
 
 /** `4m05s`, `12s`: time left, for progress lines. */
@@ -147,8 +129,8 @@ export function timeoutMessage(
   return (
     `${domain} did not pass verification within ${timeoutSeconds} s ` +
     `(${polls} ${polls === 1 ? "check" : "checks"}; failing: ${failing.join(", ") || "none reported"}):\n` +
-    `${checkTable(result, checks)}\n` +
-    diagnosisSection(failing, outcome) +
+    `${checkTable(checkRows(result, checks)).join("\n")}\n` +
+    diagnosisText(failing, outcome) +
     (lastError ? `The last check failed: ${lastError.message}\n` : "") +
     "Fix the records named above (the domain's `dnsRecords` output lists what to publish) and run `pulumi up` again: the wait resumes."
   );

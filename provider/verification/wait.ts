@@ -1,7 +1,7 @@
 import { DomainCheck, isEmailApiError, isObjectNotFound } from "../client";
 import { CheckName, defaultMaxPollInterval, VerificationInputs } from "../inputs";
 import { reclassify } from "./check-diagnosis";
-import type { CheckDiagnoses, DiagnoseOptions, Diagnoser } from "./diagnoser";
+import type { CheckDiagnoses, DiagnoseOptions, Diagnoser } from "./diagnosis-facts";
 import { authoritativeShow, DnsFirstOptions, dnsVerdict, serviceCheckReason } from "./dns-first";
 import { describeFailing, failingChecks, formatDuration, notChecked, WaitOutcome } from "./report";
 import { abortableSleep, stoppable } from "./sleep";

@@ -3,9 +3,9 @@ import {
   doctorReport,
   doctorTable,
   NOT_SERVED_HEADING,
-  wrap,
   type DoctorDiagnosis,
 } from "../../provider/doctor/report";
+import { wrap } from "../../provider/verification/report-text";
 import type { DomainCheck } from "../../provider/client";
 import { diagnose } from "../../provider/verification/diagnosis";
 import { type DiagnosisFacts } from "../../provider/verification/diagnosis-facts";
@@ -39,8 +39,9 @@ describe("the doctor's report", () => {
   });
 
   it("wraps words, cutting only a word longer than a line", () => {
-    expect(wrap("aa bb cc", 5)).toEqual(["aa bb", "cc"]);
-    expect(wrap("abcdefgh", 3)).toEqual(["abc", "def", "gh"]);
+    expect(wrap("aa bb cc", "", 5)).toEqual(["aa bb", "cc"]);
+    expect(wrap("abcdefgh", "", 3)).toEqual(["abc", "def", "gh"]);
+    expect(wrap("aa bb cc", "  ", 7)).toEqual(["  aa bb", "  cc"]);
   });
 
   it("puts each failing check's diagnosis under the table: case, summary, expected, each server, within 80 columns", () => {

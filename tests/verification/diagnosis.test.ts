@@ -8,7 +8,7 @@ import {
   ServerAnswer,
 } from "../../provider/verification/diagnosis-facts";
 import { servesExpected } from "../../provider/verification/serves";
-import { diagnosisLines, TEXT_COLUMNS } from "../../provider/verification/diagnosis-text";
+import { diagnosisLines, TEXT_COLUMNS } from "../../provider/verification/report-text";
 
 const ZONE = "example.com";
 const KEY = `v=DKIM1; t=s; h=sha256; p=${"A".repeat(200)}NEWKEY`;

@@ -8,7 +8,7 @@ import {
 } from "../../provider/verification/dns-first";
 import { CHECKS, describeFailing, notChecked, timeoutMessage } from "../../provider/verification/report";
 import type { DiagnosisCase } from "../../provider/verification/diagnosis-facts";
-import type { CheckDiagnosis, DiagnoseOptions, Diagnoser } from "../../provider/verification/diagnoser";
+import type { CheckDiagnosis, DiagnoseOptions, Diagnoser } from "../../provider/verification/diagnosis-facts";
 import { ALL_CHECKS_OK } from "../support/checks";
 import { waitForChecks } from "../../provider/verification/wait";
 import { runInWorld, WORLD_DKIM, WORLD_MX } from "../support/dns-world";

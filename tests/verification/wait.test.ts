@@ -1,7 +1,8 @@
 import type { DomainCheck } from "../../provider/client";
 import { EmailApiError, interpretAnswer } from "../../provider/client";
 import { checkVerificationInputs, VerificationInputs } from "../../provider/inputs";
-import { checkTable, formatDuration } from "../../provider/verification/report";
+import { checkRows, formatDuration } from "../../provider/verification/report";
+import { checkTable } from "../../provider/verification/report-text";
 import { checkRequestTimeout, waitForChecks, WaitOptions, waitTimes } from "../../provider/verification/wait";
 import { seededRandom } from "../../emulator/http/faults";
 import { ALL_CHECKS_OK } from "../support/checks";
@@ -216,14 +217,14 @@ describe("detection delay with the default settings", () => {
 
 describe("report", () => {
   it("formats the table with every requested check", () => {
-    expect(checkTable(DKIM_MISSING, ["spf", "dkim"])).toBe(
+    expect(checkTable(checkRows(DKIM_MISSING, ["spf", "dkim"])).join("\n")).toBe(
       [
         "  check   status    service says",
         "  SPF     OK",
         "  DKIM    Missing   No TXT records were returned for x",
       ].join("\n"),
     );
-    expect(checkTable({ ...OK, mxStatus: null }, ["mx"])).toBe(
+    expect(checkTable(checkRows({ ...OK, mxStatus: null }, ["mx"])).join("\n")).toBe(
       ["  check   status        service says", "  MX      not checked"].join("\n"),
     );
   });
