@@ -8,7 +8,7 @@ import { parseFaultRule } from "./http/faults";
 import { parseRateLimit } from "./http/rate-limit";
 import type { Emulator } from "./emulator";
 import { dnsServerProblem } from "../provider/dns/server-address";
-import { keyProblem, MAX_DKIM_BITS, MAX_NAMESERVERS, MIN_DKIM_BITS, startEmulator } from "./start";
+import { printedKeyProblem, MAX_DKIM_BITS, MAX_NAMESERVERS, MIN_DKIM_BITS, startEmulator } from "./start";
 
 const HELP = `Usage: pulumi-email-delivery-emulator [options]
        (in a clone of the repository: npm run emulator -- [options])
@@ -99,7 +99,7 @@ export async function runCli(
     return value;
   };
   const key = (flag: string, value: string | undefined) => {
-    const problem = value === undefined ? undefined : keyProblem(nonEmpty(flag, value));
+    const problem = value === undefined ? undefined : printedKeyProblem(nonEmpty(flag, value));
     if (problem) throw new Error(`--${flag}: ${problem}`);
     return value;
   };

@@ -69,7 +69,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     ["masterKey", options.masterKey],
     ["cloudflareToken", options.cloudflareToken],
   ] as const) {
-    const problem = value === undefined ? undefined : keyProblem(value);
+    const problem = value === undefined ? undefined : printedKeyProblem(value);
     if (problem) throw new Error(`${name}: ${problem}`);
   }
   const file = options.stateFile ? new StateFile(options.stateFile) : undefined;
@@ -212,8 +212,11 @@ function zoneVariable(zone: string): string {
   return `CLOUDFLARE_ZONE_ID_${zone.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }
 
-/** Why `key` cannot be printed in the settings (undefined when it can). */
-export function keyProblem(key: string): string | undefined {
+/**
+ * Why `key` cannot be printed in the settings file and read back (undefined when it can); the
+ * client's `keyProblem` asks another question: whether an HTTP header can carry it.
+ */
+export function printedKeyProblem(key: string): string | undefined {
   return envValue(key) === undefined
     ? "a key cannot hold a control character, or a ' beside a \" $ ` or \\"
     : undefined;

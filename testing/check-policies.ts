@@ -1,6 +1,6 @@
 import { emailDeliveryPolicies, type EmailDeliveryPolicyOptions } from "../provider/policy";
 import { analyzeRun, type AnyPolicy, type PolicyLevel } from "./policy-analysis";
-import { STACK_TYPE, type ProgramRun } from "./program-run";
+import { STACK_TYPE, type ProgramRun } from "./run-types";
 
 /**
  * The package's CrossGuard policies over a program run through the kit, in a test: no Pulumi CLI,

@@ -3,7 +3,7 @@ import { cloudflareConnection, Method } from "../provider/cloudflare/api-request
 import { cloudflareProviderRetries, cloudflareProviderRetry, RetryPlan } from "../provider/client/retry";
 import { isRecord } from "./mock-values";
 import { nodeRealm } from "./node-realm";
-import type { CloudflareRecordBody, Registration, RunOptions } from "./program-run";
+import type { CloudflareRecordBody, Registration, RunOptions } from "./run-types";
 
 /**
  * What the Cloudflare provider does against the emulator's stand-in, as the kit plays it: a

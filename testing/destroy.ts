@@ -8,7 +8,7 @@ import {
   Registration,
   RunError,
   RunOptions,
-} from "./program-run";
+} from "./run-types";
 
 /** What `destroyRun` did: the resources deleted, in order, and what failed. */
 export interface DestroyResult {

@@ -20,7 +20,7 @@ export type {
 export { destroyRun, type DestroyResult } from "./destroy";
 export { isRpcSecret, rpcSecret, UNKNOWN } from "./engine-wire";
 export { programFile } from "./program-file";
-export * from "./program-run";
+export * from "./run-types";
 export { runProgram } from "./run-program";
 export { unchangedFrom } from "./unchanged-from";
 export {

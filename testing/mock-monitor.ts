@@ -1,11 +1,11 @@
 import { errorMessage } from "./mock-values";
-import type { Registration } from "./program-run";
+import type { Registration } from "./run-types";
 import { mockMonitor } from "./pulumi-internals";
 
 /** The run, as the monitor's registrations reach it. */
 export interface RegisteringRun {
   readonly registrations: Registration[];
-  /** Why a registration asked now is refused (see `Run.refusal`); undefined: it is taken. */
+  /** Why a registration asked now is refused (see `LanguageHost.refusal`); undefined: it is taken. */
   refusal(): string | undefined;
   /** A registration the monitor answered with an error. */
   registrationFailed(registration: Registration): void;

@@ -1,10 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Struct as StructType } from "google-protobuf/google/protobuf/struct_pb";
 import { isRpcSecret, UNKNOWN } from "./engine-wire";
-import { UNKNOWN_MARKER } from "./program-run";
+import { UNKNOWN_MARKER } from "./run-types";
 import { pulumiStruct } from "./pulumi-internals";
 
-/** Values as the live mocks record them and as the provider host passes them (live-mocks.ts). */
+/** Values as the live mocks record them and as the provider host passes them (run-mocks.ts). */
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { RunOptions } from "./program-run";
+import type { RunOptions } from "./run-types";
 import { requireFromString } from "./pulumi-internals";
 
 /**

@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { UNKNOWN } from "./engine-wire";
-import { UNKNOWN_MARKER, type ProgramRun } from "./program-run";
+import { UNKNOWN_MARKER, type ProgramRun } from "./run-types";
 
 /**
  * Policies run as the engine runs them, in this process: each resource through `@pulumi/policy`'s

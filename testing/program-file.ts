@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { processState } from "../provider/process-state";
-import type { Program } from "./program-run";
+import type { Program } from "./run-types";
 import { projectTypeScriptUtils } from "./pulumi-internals";
 
 /** jest's module object, when the kit was loaded by jest (jest gives every module its own `jest`). */

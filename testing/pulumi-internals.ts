@@ -16,7 +16,7 @@ import { assertPulumiInternals, attempt, Internal, property, PulumiSdk } from ".
  * `tests/testing/pulumi-internals.test.ts`, any other by `npx tsx tests/support/pulumi-versions.ts`.
  *
  * Followed, not reached into (the engine's conventions, not checked here): dynamic resources'
- * type prefix and `__provider` input (program-run.ts), the host's initialization failures
+ * type prefix and `__provider` input (run-types.ts), the host's initialization failures
  * (run-mocks.ts), the runtime's `info: [runtime] …` lines without an engine (run-captures.ts).
  */
 

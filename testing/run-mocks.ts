@@ -3,13 +3,7 @@ import { createDnsRecord, getDnsRecords, readDnsRecord } from "./cloudflare-mock
 import type { MonitorRegistrations } from "./mock-monitor";
 import { errorMessage, isRecord, plainValue, rpcValue, throughStruct } from "./mock-values";
 import { DynamicProvider, loadProvider, nodeRealm, providerAtWork } from "./node-realm";
-import {
-  DNS_RECORD_TYPE,
-  DYNAMIC_TYPE_PREFIX,
-  GET_DNS_RECORDS,
-  Registration,
-  RunOptions,
-} from "./program-run";
+import { DNS_RECORD_TYPE, DYNAMIC_TYPE_PREFIX, GET_DNS_RECORDS, Registration, RunOptions } from "./run-types";
 import type { RunRecord } from "./run-report";
 
 /**

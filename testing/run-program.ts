@@ -1,5 +1,5 @@
-import { Program, ProgramRun, RunOptions } from "./program-run";
-import { Run } from "./run";
+import { Program, ProgramRun, RunOptions } from "./run-types";
+import { LanguageHost } from "./language-host";
 
 /**
  * Programs under `pulumi.runtime.setMocks`, in two modes:
@@ -20,8 +20,8 @@ import { Run } from "./run";
  * Pulumi's runtime is process-global, so runs are strictly sequential and each one starts with a
  * fresh `setMocks` and drains every registration before it returns.
  *
- * What a run takes and gives is in program-run.ts; the run itself (its lifecycle and its stop) in
- * run.ts, the mock monitor's registrations in mock-monitor.ts, the answers to the mocks (the
+ * What a run takes and gives is in run-types.ts; the run itself, as the language host runs it
+ * (its lifecycle and its stop), in language-host.ts, the mock monitor's registrations in mock-monitor.ts, the answers to the mocks (the
  * package's providers run as the engine runs them) in run-mocks.ts, what the run takes from the
  * process in run-captures.ts, its record and errors in run-report.ts; the value conversions in
  * mock-values.ts, where providers run in node-realm.ts, the Cloudflare provider's part in
@@ -34,7 +34,7 @@ import { Run } from "./run";
  * executes. A call joins the set before its first `await`, so that calls made together
  * (`Promise.all`, `test.concurrent`) see one another, as a call made later sees a run left going.
  */
-const unfinished = new Set<Run>();
+const unfinished = new Set<LanguageHost>();
 
 /** Runs `program` under mocks and returns its resolved outputs, the registrations and the errors. */
 export async function runProgram<K extends string>(
@@ -44,7 +44,10 @@ export async function runProgram<K extends string>(
   if (options.mode === "live" && !options.emulator)
     throw new Error("runProgram: live mode needs an emulator");
   const earlier = [...unfinished];
-  const run = new Run({ ...options, projectDir: options.projectDir ?? program.projectDir ?? process.cwd() });
+  const run = new LanguageHost({
+    ...options,
+    projectDir: options.projectDir ?? program.projectDir ?? process.cwd(),
+  });
   unfinished.add(run);
   try {
     // A run still under way here was not awaited, or its test timed out, or was called together

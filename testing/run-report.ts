@@ -1,4 +1,4 @@
-import { DYNAMIC_TYPE_PREFIX, Invoke, ProgramRun, Registration, RunError } from "./program-run";
+import { DYNAMIC_TYPE_PREFIX, Invoke, ProgramRun, Registration, RunError } from "./run-types";
 
 /** What every consequence of a stop says: such errors are not the run's causes, and are not reported. */
 export const STOPPED = "stopped by the test kit";

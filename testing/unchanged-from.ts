@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { ProgramRun, Registration, RunOptions } from "./program-run";
+import type { ProgramRun, Registration, RunOptions } from "./run-types";
 
 /**
  * The stack as an earlier live run left it, for the next run of the same program: a

@@ -1,4 +1,4 @@
-import type { Domain, DomainCheck, Route } from "./types";
+import { checkStatusesOf, type Domain, type DomainCheck, type Route } from "./types";
 
 /**
  * What a write whose answer arrived did to a list of the server's objects, as the function that
@@ -44,17 +44,7 @@ export function domainDeleted(id: number): { domains: ListPatch<Domain>; routes:
  */
 export function domainChecked(id: number, check: DomainCheck): ListPatch<Domain> {
   return (items) =>
-    items.map((domain) =>
-      domain.id === id
-        ? {
-            ...domain,
-            spfStatus: check.spfStatus,
-            dkimStatus: check.dkimStatus,
-            mxStatus: check.mxStatus,
-            returnPathStatus: check.returnPathStatus,
-          }
-        : domain,
-    );
+    items.map((domain) => (domain.id === id ? { ...domain, ...checkStatusesOf(check) } : domain));
 }
 
 /**

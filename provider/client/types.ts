@@ -7,14 +7,12 @@
 /** A DNS check status: OK, Missing or Invalid in Postal; null before the first check. */
 export type CheckStatus = "OK" | "Missing" | "Invalid" | (string & {});
 
-/** A sending domain, as the service lists it. */
-export interface Domain {
-  /** The service's numeric id: what check and delete take. */
-  id: number;
-  /** The service's opaque id. */
-  uuid: string;
-  /** The domain name, as created. */
-  name: string;
+/**
+ * Each of the service's DNS checks' status at its last check of the domain (`OK`, `Missing`,
+ * `Invalid`); null before the first. The one declaration of these fields: the service's domain,
+ * a check's answer, what the resources record and what `getDomain` returns all take them from here.
+ */
+export interface CheckStatuses {
   /** The SPF check's status at the last check; null before the first. */
   spfStatus: CheckStatus | null;
   /** The DKIM check's status at the last check; null before the first. */
@@ -23,6 +21,30 @@ export interface Domain {
   mxStatus: CheckStatus | null;
   /** The return-path check's status at the last check; null before the first. */
   returnPathStatus: CheckStatus | null;
+}
+
+/** The status fields of {@link CheckStatuses}, in the order the service lists the checks. */
+export const CHECK_STATUS_FIELDS = [
+  "spfStatus",
+  "dkimStatus",
+  "mxStatus",
+  "returnPathStatus",
+] as const satisfies readonly (keyof CheckStatuses)[];
+
+/** The statuses of `source` alone (a domain's, a check's), to record or return them. */
+export function checkStatusesOf(source: CheckStatuses): CheckStatuses {
+  const { spfStatus, dkimStatus, mxStatus, returnPathStatus } = source;
+  return { spfStatus, dkimStatus, mxStatus, returnPathStatus };
+}
+
+/** A sending domain, as the service lists it. */
+export interface Domain extends CheckStatuses {
+  /** The service's numeric id: what check and delete take. */
+  id: number;
+  /** The service's opaque id. */
+  uuid: string;
+  /** The domain name, as created. */
+  name: string;
   /** When the service created it (ISO 8601, UTC); null when the service did not say. */
   createdAt: string | null;
 }
@@ -58,21 +80,13 @@ export interface CreatedDomain {
 }
 
 /** The answer to checking a domain's DNS: each check's status and, when it failed, why. */
-export interface DomainCheck {
-  /** The SPF check's status. */
-  spfStatus: CheckStatus | null;
+export interface DomainCheck extends CheckStatuses {
   /** Why the SPF check failed; null when it did not. */
   spfError: string | null;
-  /** The DKIM check's status. */
-  dkimStatus: CheckStatus | null;
   /** Why the DKIM check failed; null when it did not. */
   dkimError: string | null;
-  /** The MX check's status. */
-  mxStatus: CheckStatus | null;
   /** Why the MX check failed (for example, no MX record); null when it did not. */
   mxError: string | null;
-  /** The return-path check's status. */
-  returnPathStatus: CheckStatus | null;
   /** Why the return-path check failed; null when it did not. */
   returnPathError: string | null;
 }

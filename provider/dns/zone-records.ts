@@ -9,12 +9,20 @@ import { unquoteTxt } from "./txt";
  */
 
 /** The purposes of the records a domain publishes, which the rules here know. */
-export const RECORD_PURPOSES = ["spf", "dkim", "return_path", "mx", "dmarc"] as const;
-export type RecordPurpose = (typeof RECORD_PURPOSES)[number];
+export type RecordPurpose = "spf" | "dkim" | "return_path" | "mx" | "dmarc";
+
+/** Every {@link RecordPurpose}. */
+const RECORD_PURPOSES: readonly string[] = [
+  "spf",
+  "dkim",
+  "return_path",
+  "mx",
+  "dmarc",
+] satisfies RecordPurpose[];
 
 /** Whether the rules know `purpose` (the service may add others: they compete with nothing). */
 export function isRecordPurpose(purpose: string): purpose is RecordPurpose {
-  return (RECORD_PURPOSES as readonly string[]).includes(purpose);
+  return RECORD_PURPOSES.includes(purpose);
 }
 
 /** A record as the zone holds it (Cloudflare's answer). */

@@ -1,6 +1,15 @@
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { DnsRecord, Domain, DomainCreation, findDomain, isObjectNotFound, sameDomainName } from "../client";
-import { CheckedInputs, checkDomainInputs, DomainInputs } from "../inputs";
+import {
+  CheckStatuses,
+  checkStatusesOf,
+  DnsRecord,
+  Domain,
+  DomainCreation,
+  findDomain,
+  isObjectNotFound,
+  sameDomainName,
+} from "../client";
+import { CheckedInputs, checkServiceDomainInputs, ServiceDomainInputs } from "../inputs";
 import { rememberConfig } from "./configured";
 import { READ_LIST_MAX_AGE_MS, serviceClient } from "./connection";
 import { diffByRules } from "./diff";
@@ -13,8 +22,11 @@ import {
   withoutStoredProvider,
 } from "./stored-provider";
 
-/** What a domain resource records in state, plus its inputs (later versions must keep reading it). */
-export interface DomainOutputs {
+/**
+ * What a `ServiceDomain` records in state: its inputs, and the checks' statuses when last read
+ * (later versions must keep reading it).
+ */
+export interface ServiceDomainOutputs extends CheckStatuses {
   /** The service's numeric id (also the resource id). */
   domainId: number;
   /** The service's opaque id. */
@@ -23,14 +35,6 @@ export interface DomainOutputs {
   name: string;
   /** Whether an existing domain of this name was to be taken over (the input). */
   adopt: boolean;
-  /** The SPF check's status when last read; null before the first check. */
-  spfStatus: string | null;
-  /** The DKIM check's status when last read; null before the first check. */
-  dkimStatus: string | null;
-  /** The MX check's status when last read; null before the first check. */
-  mxStatus: string | null;
-  /** The return-path check's status when last read; null before the first check. */
-  returnPathStatus: string | null;
   /** When the service created it (ISO 8601); null when the service did not say. */
   createdAt: string | null;
   /** The records to publish; the service returns them only when the domain is created. */
@@ -41,30 +45,35 @@ export interface DomainOutputs {
  * Inputs as the engine passes them once `check` has passed: with the provider's stored text.
  * @internal The provider's typing of the engine's calls.
  */
-export type DomainProps = DomainInputs & StoredProviderProperty;
+export type ServiceDomainProps = ServiceDomainInputs & StoredProviderProperty;
 
 /**
  * State as any version stored it: what later versions added is absent from older state.
  * @internal The provider's typing of the engine's calls.
  */
-export type StoredDomain = Partial<DomainOutputs> & StoredProviderProperty;
+export type StoredServiceDomain = Partial<ServiceDomainOutputs> & StoredProviderProperty;
 
 /** The domainProvider as callers see it: every method there, each answer typed (see `TypedResourceProvider`). */
-export type DomainProvider = TypedResourceProvider<DomainInputs, DomainOutputs, DomainInputs, StoredDomain>;
+export type ServiceDomainProvider = TypedResourceProvider<
+  ServiceDomainInputs,
+  ServiceDomainOutputs,
+  ServiceDomainInputs,
+  StoredServiceDomain
+>;
 
 /**
  * The service's sending domain. There is no update call: a new name means a new domain, deleted
  * first because names are unique. Records come only from the create answer, so they are kept in
  * state and carried through refreshes.
  */
-export const domainProvider: DomainProvider = {
+export const domainProvider: ServiceDomainProvider = {
   configure: rememberConfig,
 
-  async check(_olds: unknown, news: object): Promise<CheckedInputs<DomainInputs>> {
-    return checkDomainInputs(news);
+  async check(_olds: unknown, news: object): Promise<CheckedInputs<ServiceDomainInputs>> {
+    return checkServiceDomainInputs(news);
   },
 
-  async diff(_id: string, olds: StoredDomain, news: DomainProps): Promise<dynamic.DiffResult> {
+  async diff(_id: string, olds: StoredServiceDomain, news: ServiceDomainProps): Promise<dynamic.DiffResult> {
     // `adopt` only matters when the domain is created, so changing it changes nothing.
     return diffByRules(olds, news, {
       replace: ["name"],
@@ -74,7 +83,7 @@ export const domainProvider: DomainProvider = {
     });
   },
 
-  async create(inputs: DomainProps): Promise<Created<DomainOutputs>> {
+  async create(inputs: ServiceDomainProps): Promise<Created<ServiceDomainOutputs>> {
     const client = serviceClient();
     if (inputs.adopt) {
       const existing = findDomain(await client.listDomains(), inputs.name);
@@ -94,7 +103,10 @@ export const domainProvider: DomainProvider = {
     return { id: String(domain.id), outs: domainOutputs(inputs, domain, dnsRecords) };
   },
 
-  async read(id: string, props: StoredDomain = {}): Promise<ReadAnswer<DomainInputs, DomainOutputs>> {
+  async read(
+    id: string,
+    props: StoredServiceDomain = {},
+  ): Promise<ReadAnswer<ServiceDomainInputs, ServiceDomainOutputs>> {
     const client = serviceClient();
     const find = (domains: readonly Domain[]) => domains.find((candidate) => String(candidate.id) === id);
     // Gone only on a definite answer: a list without it, confirmed by a list sent after this read
@@ -107,12 +119,16 @@ export const domainProvider: DomainProvider = {
     return { id, props: domainOutputs(inputs, domain, props.dnsRecords ?? []), inputs };
   },
 
-  async update(_id: string, olds: StoredDomain, news: DomainProps): Promise<Updated<StoredDomain>> {
+  async update(
+    _id: string,
+    olds: StoredServiceDomain,
+    news: ServiceDomainProps,
+  ): Promise<Updated<StoredServiceDomain>> {
     // Nothing about a domain changes in place; only `adopt` can differ, and it is kept as given.
     return { outs: { ...withoutStoredProvider(olds), adopt: news.adopt } };
   },
 
-  async delete(id: string, _props?: StoredDomain) {
+  async delete(id: string, _props?: StoredServiceDomain) {
     try {
       await serviceClient().deleteDomain(Number(id));
     } catch (error) {
@@ -179,16 +195,17 @@ function answerLost(
  * The state a domain records, from its inputs and the service's answer.
  * @internal The provider's own helper.
  */
-export function domainOutputs(inputs: DomainInputs, domain: Domain, dnsRecords: DnsRecord[]): DomainOutputs {
+export function domainOutputs(
+  inputs: ServiceDomainInputs,
+  domain: Domain,
+  dnsRecords: DnsRecord[],
+): ServiceDomainOutputs {
   return {
     domainId: domain.id,
     uuid: domain.uuid,
     name: inputs.name,
     adopt: inputs.adopt,
-    spfStatus: domain.spfStatus,
-    dkimStatus: domain.dkimStatus,
-    mxStatus: domain.mxStatus,
-    returnPathStatus: domain.returnPathStatus,
+    ...checkStatusesOf(domain),
     createdAt: domain.createdAt,
     dnsRecords,
   };

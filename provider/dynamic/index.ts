@@ -12,7 +12,7 @@ export type {
   CheckedInputs,
   CheckFailure,
   ClaimedRecordInputs,
-  DomainInputs,
+  ServiceDomainInputs,
   RouteInputs,
   VerificationInputs,
 } from "../inputs";

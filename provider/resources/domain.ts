@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { DnsRecord } from "../client";
 import type { ReceiversVerdicts } from "../receivers/judge";
 import { DmarcArgs, dmarcRecordContent } from "../dns";
-import { CHECK_NAMES, dmarcProblems, domainNameProblem } from "../inputs";
+import { CHECK_NAMES, DmarcSettingsError, domainNameProblem } from "../inputs";
 import { dmarcRestsOnDkimAlone } from "../inputs/dmarc-alignment";
 import { DomainPublisher } from "./publishing/domain-publisher";
 import { DomainVerification, DomainVerificationArgs } from "./domain-verification";
@@ -197,12 +197,13 @@ function checkName(name: string, domainName: pulumi.Input<string>, parent: pulum
 /** The DMARC record's content, or a preview-time failure naming every bad property. */
 function dmarcContent(name: string, args: DomainArgs, parent: pulumi.Resource): string | undefined {
   if (args.dmarc === undefined) return undefined;
-  const problems = dmarcProblems(args.dmarc);
-  if (problems.length > 0) {
-    throw new pulumi.ResourceError(
-      `Domain ${name}: ${problems.map((problem) => `${problem.property} ${problem.reason}`).join("; ")}`,
-      parent,
-    );
+  let content: string;
+  try {
+    content = dmarcRecordContent(args.dmarc);
+  } catch (error) {
+    if (!(error instanceof DmarcSettingsError)) throw error;
+    const problems = error.problems.map((problem) => `${problem.property} ${problem.reason}`);
+    throw new pulumi.ResourceError(`Domain ${name}: ${problems.join("; ")}`, parent);
   }
   if (!args.cloudflare) {
     throw new pulumi.ResourceError(
@@ -210,7 +211,7 @@ function dmarcContent(name: string, args: DomainArgs, parent: pulumi.Resource): 
       parent,
     );
   }
-  return dmarcRecordContent(args.dmarc);
+  return content;
 }
 
 /**

@@ -1,5 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
-import { CheckStatus, Domain as ServiceDomainRecord, findDomain } from "../client";
+import {
+  CHECK_STATUS_FIELDS,
+  CheckStatuses,
+  checkStatusesOf,
+  Domain as ServiceDomainRecord,
+  findDomain,
+} from "../client";
 import { domainNameProblem } from "../inputs/names";
 import { programClient } from "../dynamic/connection";
 import { CONNECTION_SETTINGS } from "../dynamic/connection-settings";
@@ -30,26 +36,18 @@ export interface GetDomainOutputArgs {
   name: pulumi.Input<string>;
 }
 
-/** A domain as the service lists it, at the time of the lookup. */
-export interface DomainInfo {
+/**
+ * A domain as the service lists it, at the time of the lookup. The statuses are those of the
+ * service's last check of the domain, which the managing stack's verification (or anyone's
+ * `domains/check`) makes; `null` before the first check. The lookup reads them; it never checks.
+ */
+export interface GetDomainResult extends CheckStatuses {
   /** The service's numeric id: what `Route`'s `domainId` takes. */
   domainId: number;
   /** The service's uuid of the domain (empty when the service gives none). */
   uuid: string;
   /** The name as the service holds it. */
   name: string;
-  /**
-   * SPF's status (`OK`, `Missing`, `Invalid`) as of the service's last check of the domain, which
-   * the managing stack's verification (or anyone's `domains/check`) makes; `null` before the first
-   * check. The lookup reads the statuses; it never checks.
-   */
-  spfStatus: CheckStatus | null;
-  /** DKIM's status as of the service's last check, like `spfStatus`. */
-  dkimStatus: CheckStatus | null;
-  /** MX's status as of the service's last check, like `spfStatus`. */
-  mxStatus: CheckStatus | null;
-  /** The return path's status as of the service's last check, like `spfStatus`. */
-  returnPathStatus: CheckStatus | null;
   /** When the service made the domain, as it says it; `null` when it does not. */
   createdAt: string | null;
   /**
@@ -76,7 +74,7 @@ export interface DomainInfo {
  *
  * @group Resources
  */
-export async function getDomain(args: GetDomainArgs): Promise<DomainInfo> {
+export async function getDomain(args: GetDomainArgs): Promise<GetDomainResult> {
   const name = checkedName(args?.name);
   // The program's config, read raw: `pulumi.Config.get` of a secret key may warn, and
   // `getSecret` would make every result secret, though only the request header holds the key.
@@ -102,7 +100,7 @@ export async function getDomain(args: GetDomainArgs): Promise<DomainInfo> {
   }
   const found = findDomain(domains, name);
   if (!found) throw new Error(notFoundMessage(name, baseUrl));
-  return domainInfo(found);
+  return getDomainResult(found);
 }
 
 /**
@@ -115,20 +113,17 @@ export async function getDomain(args: GetDomainArgs): Promise<DomainInfo> {
  *
  * @group Resources
  */
-export function getDomainOutput(args: GetDomainOutputArgs): pulumi.Output<DomainInfo> {
+export function getDomainOutput(args: GetDomainOutputArgs): pulumi.Output<GetDomainResult> {
   return pulumi.output(args?.name).apply((name) => getDomain({ name }));
 }
 
-function domainInfo(domain: ServiceDomainRecord): DomainInfo {
-  const statuses = [domain.spfStatus, domain.dkimStatus, domain.mxStatus, domain.returnPathStatus];
+function getDomainResult(domain: ServiceDomainRecord): GetDomainResult {
+  const statuses = CHECK_STATUS_FIELDS.map((field) => domain[field]);
   return {
     domainId: domain.id,
     uuid: domain.uuid,
     name: domain.name,
-    spfStatus: domain.spfStatus,
-    dkimStatus: domain.dkimStatus,
-    mxStatus: domain.mxStatus,
-    returnPathStatus: domain.returnPathStatus,
+    ...checkStatusesOf(domain),
     createdAt: domain.createdAt,
     verified: statuses.every((status) => status === "OK"),
   };

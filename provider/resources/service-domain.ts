@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { DnsRecord } from "../client";
+import { CHECK_STATUS_FIELDS, type DnsRecord } from "../client/types";
 import { EmailDeliveryDynamicResource } from "./dynamic-resource";
 
 /** The `Domain` component's `name` and `adopt`, with the same rules (see `DomainArgs`). */
@@ -28,16 +28,7 @@ export class ServiceDomain extends EmailDeliveryDynamicResource {
       "Domain",
       name,
       { name: args.name, adopt: args.adopt },
-      [
-        "domainId",
-        "uuid",
-        "spfStatus",
-        "dkimStatus",
-        "mxStatus",
-        "returnPathStatus",
-        "createdAt",
-        "dnsRecords",
-      ],
+      ["domainId", "uuid", ...CHECK_STATUS_FIELDS, "createdAt", "dnsRecords"],
       opts,
     );
   }

@@ -4,7 +4,7 @@ import { domainProvider, routeProvider } from "../../provider/dynamic";
 import { forgetConfig } from "../../provider/dynamic/configured";
 import { setClientDefaults } from "../../provider/dynamic/connection";
 import type { RouteInputs } from "../../provider/inputs";
-import type { DomainOutputs } from "../../provider/dynamic/domain-provider";
+import type { ServiceDomainOutputs } from "../../provider/dynamic/domain-provider";
 import type { RouteOutputs } from "../../provider/dynamic/route-provider";
 import type { FaultRule, RequestLogEntry } from "../../emulator";
 import { uniqueDomain, useEmulator } from "../support/emulator";
@@ -61,7 +61,7 @@ interface OpRecord {
 
 interface TrackedDomain {
   id: string;
-  outs: DomainOutputs;
+  outs: ServiceDomainOutputs;
 }
 
 interface TrackedRoute {

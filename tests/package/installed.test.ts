@@ -199,7 +199,7 @@ it("npm pack (of a clean clone built by its prepare script) ships the compiled p
   ]) {
     expect(compiled).toEqual(expect.arrayContaining([`dist/${entry}.js`, `dist/${entry}.d.ts`]));
   }
-  // The doctor command as one file, which bin.js runs (packaging/bundle-doctor.js).
+  // The doctor command as one file, which bin.js runs (packaging/bundles.js).
   expect(compiled).toContain("dist/provider/doctor/command.bundle.js");
 }, 600_000);
 

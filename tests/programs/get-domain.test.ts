@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { DomainInfo, getDomain, getDomainOutput } from "../../provider";
+import { GetDomainResult, getDomain, getDomainOutput } from "../../provider";
 import { KEY_FRAGMENT_LENGTH } from "../../provider/client/redact";
 import { publishRecords } from "../support/cloudflare";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
@@ -84,7 +84,7 @@ describe("getDomain: a domain made elsewhere", () => {
 
     const found = await getDomain({ name });
 
-    expect(found).toEqual<DomainInfo>({
+    expect(found).toEqual<GetDomainResult>({
       domainId: made.id,
       uuid: made.uuid,
       name,

@@ -4,7 +4,7 @@ import { useEmulator } from "../support/emulator";
 import { DNS_RECORD_TYPE, runProgram, STACK_TYPE, UNKNOWN_MARKER } from "../../testing";
 
 /**
- * The live-mocks harness itself, with a small dynamic provider defined here (plain objects and
+ * The test kit's `runProgram` itself, with a small dynamic provider defined here (plain objects and
  * functions only: the closure serializer drops class-field initializers) and a real
  * `cloudflare.DnsRecord` class.
  */

@@ -117,3 +117,38 @@ describe.each(PACKAGE_FOLDERS)("%s/", (folder) => {
     expect(long).toEqual([]);
   });
 });
+
+/** Every `.ts` and `.md` file of the repository's own (no dependencies, no build output). */
+function repositoryFiles(): string[] {
+  const skip = new Set(["node_modules", "dist", ".git", "coverage"]);
+  const walk = (folder: string): string[] =>
+    readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+      if (skip.has(entry.name)) return [];
+      const file = path.join(folder, entry.name);
+      return entry.isDirectory() ? walk(file) : [file];
+    });
+  return walk(ROOT).filter((file) => /\.(ts|md)$/.test(file));
+}
+
+describe("mentions of files", () => {
+  it("name files that exist: a comment or a guide that names a renamed file points nowhere", () => {
+    const files = repositoryFiles();
+    const names = new Set(files.map((file) => path.basename(file)));
+    // A `.ts` name on its own (not `x.test.ts` or a path's end), as comments and guides cite files.
+    const mention = /(?<![\w.\-/])[a-z][a-z0-9-]*\.ts\b/g;
+    const documented = files.filter((file) =>
+      /^(provider|testing|emulator|docs|bench|packaging)\/|^(CONTRIBUTING|README)\.md$/.test(
+        path.relative(ROOT, file),
+      ),
+    );
+    // A code fence's label in docs/policy.md names the example, not a file.
+    const labels = new Set(["violation.ts"]);
+    const missing = documented.flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(mention)]
+        .map((match) => match[0])
+        .filter((name) => !names.has(name) && !labels.has(name))
+        .map((name) => `${path.relative(ROOT, file)}: ${name}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});

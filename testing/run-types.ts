@@ -1,7 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Emulator } from "../emulator";
 
-// What runProgram (live-mocks.ts) takes and gives: its options, registrations, errors and results.
+// What runProgram (run-program.ts) takes and gives: its options, registrations, errors and results.
 
 /**
  * How a run answers registrations: `preview` as `pulumi preview` does (nothing made, computed

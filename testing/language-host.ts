@@ -4,7 +4,7 @@ import { setKitRunStop } from "../provider/verification/kit-run-stop";
 import { MonitorRegistrations } from "./mock-monitor";
 import { errorMessage, plainValue } from "./mock-values";
 import { nodeRealm, runConfig, SECRET_CONFIG_KEYS } from "./node-realm";
-import { Program, ProgramRun, Registration, RunOptions } from "./program-run";
+import { Program, ProgramRun, Registration, RunOptions } from "./run-types";
 import {
   assertRunInternals,
   forgetLeakCandidates,
@@ -18,20 +18,20 @@ import { invokeError, RunMocks } from "./run-mocks";
 import { RunRecord, STOPPED } from "./run-report";
 
 /** The run whose program (or provider) an asynchronous step comes from. */
-const runOfStep = new AsyncLocalStorage<Run>();
+const runOfStep = new AsyncLocalStorage<LanguageHost>();
 /**
- * How long a new run waits for the one under way to stop (see `Run.yieldTo`). Stopping ends every
+ * How long a new run waits for the one under way to stop (see `LanguageHost.yieldTo`). Stopping ends every
  * verification wait at once, so only provider calls already sent remain, each bounded by its own
  * request timeouts.
  */
 const PREVIOUS_RUN_STOP_MS = 60_000;
 
 /**
- * One run of a program under `setMocks`: what the language host does under `pulumi up` (run the
+ * The language host of one run of a program under `setMocks`: what it does under `pulumi up` (run the
  * program in its stack, wait for its registrations, end it at an error it did not handle), and
  * the stop a run that fails gets (nothing more registered, the providers' waits ended).
  */
-export class Run {
+export class LanguageHost {
   readonly record = new RunRecord();
   private readonly config: Record<string, string>;
   private readonly monitor: MonitorRegistrations;
