@@ -7,6 +7,7 @@ import {
   competes,
   type ExistingRecord,
   identical,
+  isRecordPurpose,
   type PlannedRecord,
   type RecordPurpose,
   sameContent,
@@ -106,7 +107,7 @@ export function claimFor(
       action: "refuse",
       problem:
         `the zone has a CNAME at ${planned.name}${hosted}: ${describe(cname)}. A CNAME may have no other record beside it, ` +
-        `so the ${PURPOSE_NAMES[planned.purpose]} cannot be published there under any policy. Remove the CNAME, or publish ` +
+        `so the ${purposeName(planned.purpose)} cannot be published there under any policy. Remove the CNAME, or publish ` +
         "this domain's records elsewhere.",
     };
   }
@@ -144,7 +145,8 @@ export function claimFor(
         "purpose, or remove them.",
     };
   }
-  if (foreign.length === 0) return { action: "create" };
+  // A purpose the rules do not know competes with nothing (`competes`): nothing is in its way.
+  if (foreign.length === 0 || !isRecordPurpose(planned.purpose)) return { action: "create" };
 
   const what = PURPOSE_NAMES[planned.purpose];
   if (planned.purpose === "spf" && competing.length > 1) {
@@ -225,6 +227,11 @@ const PURPOSE_NAMES: Record<RecordPurpose, string> = {
   mx: "MX record",
   dmarc: "DMARC record",
 };
+
+/** What a record of `purpose` is called: `SPF record`, or `track domain record` for one the rules do not know. */
+function purposeName(purpose: string): string {
+  return isRecordPurpose(purpose) ? PURPOSE_NAMES[purpose] : `${purpose.replace(/_/g, " ")} record`;
+}
 
 /** The merge of the service's SPF record (`planned`, quoted) into the user's `existing` one. */
 function mergeClaim(planned: string, existing: ExistingRecord): Claim {

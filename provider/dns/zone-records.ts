@@ -43,7 +43,11 @@ export interface ExistingRecord {
 
 /** A record to publish: its name always; its content once the service has answered. */
 export interface PlannedRecord {
-  purpose: RecordPurpose;
+  /**
+   * Which check it serves. A purpose the service adds that the rules do not know competes with no
+   * record, but a CNAME still excludes it (`cnameAt`), as it excludes every other record.
+   */
+  purpose: RecordPurpose | (string & {});
   name: string;
   type: string;
   /** As Cloudflare stores it (TXT quoted); undefined while unknown (a preview of a new domain). */
@@ -67,6 +71,8 @@ export function competes(planned: PlannedRecord, record: ExistingRecord): boolea
       return type === "MX";
     case "return_path":
       return true; // a CNAME may share its name with no other record
+    default:
+      return false; // a purpose the rules do not know: only a CNAME is in its way (`cnameAt`)
   }
 }
 

@@ -19,6 +19,23 @@ const SERVICE_SPF = quoteTxt("v=spf1 a mx include:spf.postal.example.com ~all");
 const spf: PlannedRecord = { purpose: "spf", name: "example.com", type: "TXT", content: SERVICE_SPF };
 
 describe("claimFor", () => {
+  it("publishes a record of a purpose the rules do not know beside anything but a CNAME", () => {
+    const track: PlannedRecord = {
+      purpose: "track_domain",
+      name: "track.example.com",
+      type: "TXT",
+      content: quoteTxt("token"),
+    };
+    const other = txt("something else", { name: "track.example.com" });
+    expect(claimFor(track, [other], "fail", me)).toEqual({ action: "create" });
+    const cname = record({ type: "CNAME", name: "track.example.com", content: "elsewhere.example.net" });
+    const refused = claimFor(track, [other, cname], "fail", me);
+    expect(refused).toMatchObject({ action: "refuse" });
+    expect(refused.action === "refuse" && refused.problem).toMatch(
+      /the zone has a CNAME at track\.example\.com: .* so the track domain record cannot be published there/,
+    );
+  });
+
   it("creates where nothing competes: other TXT records at the apex are no SPF record", () => {
     const zone = [txt("google-site-verification=abc"), record({ type: "A", content: "192.0.2.1" })];
     expect(claimFor(spf, zone, "fail", me)).toEqual({ action: "create" });

@@ -188,8 +188,6 @@ export class DomainPublisher {
     const checked = pulumi
       .all([this.settings.zoneId, fields, this.ready])
       .apply(async ([zoneId, known]): Promise<pulumi.Resource[]> => {
-        // A purpose the service adds later is under no rule (its policy is "fail"; it competes with nothing).
-        if (!isRecordPurpose(purpose)) return [];
         const planned = { ...plannedFrom(known, type), purpose };
         await reportTogether(this.component, this.parent, async () => {
           const claim = await this.survey.check(zoneId, planned, { writing: true });
@@ -227,7 +225,7 @@ export class DomainPublisher {
     // Only the purposes a policy names get one other than "fail"; their types are the service's.
     if (!isPublishedType(type) || !isRecordPurpose(purpose)) {
       throw new pulumi.ResourceError(
-        `Domain ${this.component}: the service asks for a ${type} record for ${purpose}, which ` +
+        `Domain ${this.component}: the service gives its ${purpose} record the type ${type}, which ` +
           `cloudflare.existingRecords cannot carry out (TXT, CNAME and MX only): use "fail" for it`,
         this.parent,
       );

@@ -33,11 +33,12 @@ const RETURN_PATH_PREFIX_SETTING = "emailDelivery:returnPathPrefix";
 /** This stack's publishing config, or a `ResourceError` on `parent` naming the setting at fault. */
 export function publishingConfig(parent: pulumi.Resource): PublishingConfig {
   try {
+    // In the order the settings were always checked, so a stack with two bad ones sees the same first.
+    const dnsServer = dnsResolverSetting(pulumi.runtime.getConfig(DNS_RESOLVER_SETTING.config));
+    const spfInclude = spfIncludeSetting(pulumi.runtime.getConfig(SPF_INCLUDE_SETTING));
     const former = new pulumi.Config("emailDelivery").getObject<unknown>("formerStackNames") ?? [];
     const formerProblem = formerStackNamesProblem(former);
     if (formerProblem) throw new Error(`stack config emailDelivery:formerStackNames ${formerProblem}`);
-    const spfInclude = spfIncludeSetting(pulumi.runtime.getConfig(SPF_INCLUDE_SETTING));
-    const dnsServer = dnsResolverSetting(pulumi.runtime.getConfig(DNS_RESOLVER_SETTING.config));
     return {
       publisher: { project: pulumi.getProject(), stack: pulumi.getStack(), formerStacks: former as string[] },
       returnPathPrefix: returnPathPrefixSetting(pulumi.runtime.getConfig(RETURN_PATH_PREFIX_SETTING)),

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { POLICY_KEYS } from "../../dns/existing-records";
-import type { PlannedRecord } from "../../dns/zone-records";
+import { isRecordPurpose, type PlannedRecord } from "../../dns/zone-records";
 
 /**
  * Conflicts between the records a `Domain` publishes and what its zone holds, reported together:
@@ -27,7 +27,10 @@ export interface ZoneConflict {
 export function conflictsMessage(component: string, conflicts: readonly ZoneConflict[]): string {
   const count = conflicts.length === 1 ? "1 record conflicts" : `${conflicts.length} records conflict`;
   const lines = conflicts.map(({ planned, policy, problem }) => {
-    const property = `cloudflare.existingRecords.${POLICY_KEYS[planned.purpose]} (${JSON.stringify(policy)}): `;
+    // A purpose the rules do not know has no policy of its own: only its problem is said.
+    const property = isRecordPurpose(planned.purpose)
+      ? `cloudflare.existingRecords.${POLICY_KEYS[planned.purpose]} (${JSON.stringify(policy)}): `
+      : "";
     return `  - ${property}${problem}`;
   });
   return [`Domain ${component}: ${count} with what the zone already holds:`, ...lines].join("\n");
