@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { parseFaultRule } from "./http/faults";
+import { parseAccountLimit } from "./http/account-limit";
 import { parseRateLimit } from "./http/rate-limit";
 import type { Emulator } from "./emulator";
 import { dnsServerProblem } from "../provider/dns/server-address";
@@ -43,10 +44,13 @@ A port of 0 takes a free one (the settings printed say which).
   --fault-seed N        seed of the fault draws (default 1)
   --rate-limit R[/B]    limit the email API to R requests per second, bursts of B (default R):
                         over it, 429 with Retry-After in whole seconds, and nothing is done
+  --cloudflare-limit N/S  Cloudflare's account-wide limit on its stand-in: N requests per S
+                        seconds (Cloudflare's is 1200/300), then 429 until the window ends
 
 At run time, on either HTTP port: GET/DELETE /__emulator/requests, GET/PUT /__emulator/faults
 (PUT {"rules": [...]} replaces every rule; a malformed body changes none), GET/PUT/DELETE
-/__emulator/rate-limit (PUT {"limit":{"requestsPerSecond":20,"burst":20}}).`;
+/__emulator/rate-limit (PUT {"limit":{"requestsPerSecond":20,"burst":20}}), GET/PUT/DELETE
+/__emulator/cloudflare-limit (PUT {"limit":{"requests":1200,"windowSeconds":300}}).`;
 
 /**
  * Starts the emulator from command-line arguments and prints its settings through `print`.
@@ -74,6 +78,7 @@ export async function runCli(
       fault: { type: "string", multiple: true },
       "fault-seed": { type: "string", default: "1" },
       "rate-limit": { type: "string" },
+      "cloudflare-limit": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -129,6 +134,8 @@ export async function runCli(
     faults: (values.fault ?? []).map(parseFaultRule),
     faultSeed: wholeNumber("fault-seed", values["fault-seed"], 0, 2 ** 32 - 1),
     rateLimit: values["rate-limit"] === undefined ? undefined : parseRateLimit(values["rate-limit"]),
+    cloudflareLimit:
+      values["cloudflare-limit"] === undefined ? undefined : parseAccountLimit(values["cloudflare-limit"]),
   }).catch((error: NodeJS.ErrnoException & { port?: number; address?: string }) => {
     if (error.code !== "EADDRINUSE") throw error;
     // Node says "listen EADDRINUSE: address already in use …" (or "bind EADDRINUSE …" for UDP).

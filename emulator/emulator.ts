@@ -4,6 +4,7 @@
  */
 import type { MailDnsConfig } from "./config";
 import type { FaultInjector, FaultRule } from "./http/faults";
+import type { AccountLimit, CloudflareAccountLimit } from "./http/account-limit";
 import type { RateLimit, ServiceRateLimit } from "./http/rate-limit";
 import type { RequestLog } from "./http/request-log";
 import type { CloudflareSeeding, EmailApiSeeding } from "./seeding";
@@ -75,6 +76,12 @@ export interface EmulatorOptions {
   faultSeed?: number;
   /** A server-wide request rate limit of the email API (429 with `Retry-After` over it). @default none */
   rateLimit?: RateLimit;
+  /**
+   * Cloudflare's account-wide API limit on the stand-in: `requests` per `windowSeconds`, then every
+   * request refused with 429 (971, `Retry-After` to the window's end) until the window ends.
+   * Cloudflare's own is `{ requests: 1200, windowSeconds: 300 }`. @default none
+   */
+  cloudflareLimit?: AccountLimit;
 }
 
 /** The email service: its settings, and its objects seeded and read without HTTP (`addDomain`, …). */
@@ -162,6 +169,8 @@ export interface Emulator {
   faults: FaultInjector;
   /** The email API's rate limit: `emulator.rateLimit.set({ requestsPerSecond, burst })`. */
   rateLimit: ServiceRateLimit;
+  /** Cloudflare's account-wide limit on the stand-in: `emulator.cloudflareLimit.set({ requests, windowSeconds })`. */
+  cloudflareLimit: CloudflareAccountLimit;
   /** Requests received by both HTTP servers. */
   requests: RequestLog;
   /**

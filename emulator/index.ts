@@ -30,7 +30,8 @@ export type {
   ServerRecord,
   ZoneRecord,
 } from "./store/state";
-export type { Admission, RateLimit, ServiceRateLimit } from "./http/rate-limit";
+export type { Admission, RateLimit, RequestLimit, ServiceRateLimit } from "./http/rate-limit";
+export type { AccountLimit, CloudflareAccountLimit } from "./http/account-limit";
 export type { ApiMessage } from "./cloudflare/envelope";
 export type { AddDomainOptions, CloudflareSeeding, EmailApiSeeding } from "./seeding";
 export type { CloudflareRecordFilter, CloudflareRecordInput } from "./cloudflare/seed";

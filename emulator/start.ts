@@ -10,6 +10,7 @@ import { zoneByIdOrName, zoneNameServers } from "./cloudflare/zones";
 import { EmailApiContext, emailApiService, seedServer } from "./email-api";
 import { generateDkimKey, INSTALLATION_KEY_BITS } from "./email-api/dkim";
 import { FaultInjector } from "./http/faults";
+import { CloudflareAccountLimit } from "./http/account-limit";
 import { ServiceRateLimit } from "./http/rate-limit";
 import { RequestLog } from "./http/request-log";
 import { RunningService, startHttpService } from "./http/service";
@@ -78,6 +79,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   faults.set(options.faults ?? []);
   const requests = new RequestLog();
   const rateLimit = new ServiceRateLimit("email-api", options.rateLimit);
+  const cloudflareLimit = new CloudflareAccountLimit("cloudflare", options.cloudflareLimit);
 
   const existing = store.state.servers[0];
   const existingKey = (type: "API" | "SMTP") =>
@@ -148,6 +150,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         faults,
         log: requests,
         rateLimit,
+        accountLimit: cloudflareLimit,
         persisted: () => store.persisted(),
       });
 
@@ -171,6 +174,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       dns: { host: dnsServer.host, port: dnsServer.port, address: dnsAddress, nameservers },
       faults,
       rateLimit,
+      cloudflareLimit,
       requests,
       state: store.state,
       envLines: () =>

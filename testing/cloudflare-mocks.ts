@@ -133,17 +133,44 @@ export async function readDnsRecord(
   registration: Registration,
   id: string,
 ): Promise<pulumi.runtime.MockResourceResult> {
-  const cloudflare = options.emulator!.cloudflare;
   const zoneId = registration.inputs.zoneId;
   if (typeof zoneId !== "string" || zoneId === "")
     throw new Error(
       `reading DnsRecord ${registration.name} (id ${id}) needs its zoneId in the state given to get`,
     );
+  return (await readRecord(options, registration, zoneId, id, false))!;
+}
+
+/**
+ * A `cloudflare.DnsRecord` as `pulumi refresh` reads it: its state as Cloudflare answers, or no id
+ * when Cloudflare answers 404, which the provider reports as "Resource not found" and drops from
+ * state (terraform-provider-cloudflare v5.19.1, `internal/services/dns_record/resource.go`, Read).
+ */
+export async function refreshDnsRecord(
+  options: RunOptions,
+  registration: Registration,
+): Promise<{ id?: string; state?: Record<string, unknown> }> {
+  const zoneId = String(registration.state?.zoneId ?? registration.inputs.zoneId);
+  return (await readRecord(options, registration, zoneId, registration.id!, true)) ?? {};
+}
+
+/**
+ * `GET zones/{zone}/dns_records/{id}` with the provider's retries: the state read; at a 404,
+ * undefined when `goneAt404` (a refresh), else the failure (a `get`).
+ */
+async function readRecord(
+  options: RunOptions,
+  registration: Registration,
+  zoneId: string,
+  id: string,
+  goneAt404: boolean,
+): Promise<pulumi.runtime.MockResourceResult | undefined> {
   const answer = await callCloudflare<Record<string, unknown>>(
-    cloudflare,
+    options.emulator!.cloudflare,
     "GET",
     `/zones/${encodeURIComponent(zoneId)}/dns_records/${encodeURIComponent(id)}`,
   );
+  if (answer.status === 404 && goneAt404) return undefined;
   const result = answer.reply?.result;
   if (!answer.ok || !answer.reply?.success || !result)
     throw new Error(

@@ -1,6 +1,6 @@
 import { deleteDnsRecord } from "./cloudflare-mocks";
 import { errorMessage } from "./mock-values";
-import { DynamicProvider, loadProvider, nodeRealm, runConfig } from "./node-realm";
+import { commandProviders, resourcesInState } from "./stack-state";
 import {
   DNS_RECORD_TYPE,
   DYNAMIC_TYPE_PREFIX,
@@ -30,15 +30,10 @@ export interface DestroyResult {
 export async function destroyRun(run: ProgramRun<string>, options: RunOptions): Promise<DestroyResult> {
   const emulator = options.emulator;
   if (!emulator) throw new Error("destroyRun: needs the emulator the run used");
-  const config = runConfig({ ...options, mode: "live" });
-  const providers = new Map<string, Promise<DynamicProvider>>();
+  const providers = commandProviders(run, options);
   const result: DestroyResult = { deleted: [], errors: [] };
-  // What the engine holds in state: every resource created, and every one whose create made its
-  // object and then failed (an initialization failure, kept with the id and properties it threw).
-  const made = run.registrations
-    .filter((r) => (r.status === "created" && r.id && r.custom && !r.read) || r.initFailure)
-    .sort((a, b) => (b.doneSeq ?? 0) - (a.doneSeq ?? 0))
-    .map((r) => (r.initFailure ? { ...r, id: r.initFailure.id, state: r.initFailure.properties } : r));
+  // Dependents first: the reverse of the order they were made in.
+  const made = resourcesInState(run).reverse();
   // What a resource that was not deleted depends on stays, as `pulumi destroy --continue-on-error`
   // leaves it: deleting it would pull it from under its dependent.
   const keptBy = new Map<string, string>();
@@ -56,16 +51,7 @@ export async function destroyRun(run: ProgramRun<string>, options: RunOptions): 
     }
     try {
       if (registration.type.startsWith(DYNAMIC_TYPE_PREFIX) && registration.serializedProvider) {
-        const text = registration.serializedProvider;
-        let provider = providers.get(text);
-        if (!provider) {
-          provider = loadProvider(text, config, options.project, options.projectDir ?? run.projectDir);
-          providers.set(text, provider);
-        }
-        const state = nodeRealm.JSON.parse(
-          JSON.stringify({ ...registration.state, __provider: text }),
-        ) as Record<string, unknown>;
-        await (await provider).delete?.(registration.id!, state);
+        await (await providers.of(registration)).delete?.(registration.id!, providers.stateOf(registration));
       } else if (registration.type === DNS_RECORD_TYPE) {
         await deleteDnsRecord(options, registration);
       } else {

@@ -18,6 +18,13 @@ export type {
   SeedRouteInput,
 } from "../emulator";
 export { destroyRun, type DestroyResult } from "./destroy";
+export {
+  refreshRun,
+  type RefreshedProperty,
+  type RefreshedResource,
+  type RefreshOptions,
+  type RefreshResult,
+} from "./refresh";
 export { isRpcSecret, rpcSecret, UNKNOWN } from "./engine-wire";
 export { programFile } from "./program-file";
 export * from "./run-types";

@@ -93,7 +93,7 @@ export interface RunError {
    * Where it came from. `stopped`: the run was stopped before it finished because another run began
    * (its test timed out, or it was not awaited); `timeout`: it reached `timeoutMs`.
    */
-  source: "registration" | "output" | "program" | "unhandled" | "timeout" | "stopped" | "destroy";
+  source: "registration" | "output" | "program" | "unhandled" | "timeout" | "stopped" | "destroy" | "refresh";
   /** Registration `type::name`, or the output's key. */
   subject?: string;
   /** What went wrong, as the error said it. */

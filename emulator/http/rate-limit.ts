@@ -14,8 +14,8 @@ export interface RateLimit {
   burst: number;
 }
 
-/** What the limit decided for one request. */
-export type Admission =
+/** What a limit decided for one request. */
+export type Admission = (
   | {
       /** Admitted: a token was taken. */
       allowed: true;
@@ -25,7 +25,29 @@ export type Admission =
       allowed: false;
       /** The `Retry-After` sent, whole seconds until a token is back (at least 1). */
       retryAfterSeconds: number;
-    };
+    }
+) & {
+  /** Headers the answer carries either way (Cloudflare's `Ratelimit`, …). */
+  headers?: Record<string, string>;
+};
+
+/** A limit a service applies before it handles a request (each names the service it applies to). */
+export interface RequestLimit {
+  /** Counts a request to `service` and says whether it is admitted (another service's always is). */
+  admit(service: string): Admission;
+}
+
+/** What every limit of `limits` decides for a request to `service`: the first refusal, with every header. */
+export function admitAll(limits: readonly (RequestLimit | undefined)[], service: string): Admission {
+  let headers: Record<string, string> = {};
+  for (const limit of limits) {
+    const admission = limit?.admit(service);
+    if (!admission) continue;
+    headers = { ...headers, ...admission.headers };
+    if (!admission.allowed) return { ...admission, headers };
+  }
+  return { allowed: true, headers };
+}
 
 /** The token bucket itself; `now` in milliseconds, from any monotonic clock. */
 export class TokenBucket {
@@ -114,24 +136,33 @@ export function parseRateLimit(text: string): RateLimit {
   return limit;
 }
 
+/** A limit the admin endpoints read and set: the service it applies to, and its setting. */
+export interface AdjustableLimit<L> {
+  readonly service: string;
+  set(limit: L | undefined): void;
+  get(): L | undefined;
+}
+
 /**
- * `/__emulator/rate-limit`: GET answers `{limit}` (null when off); PUT with
- * `{"limit": {"requestsPerSecond": 20, "burst": 20}}` sets it (a full bucket), with
- * `{"limit": null}` or DELETE turns it off. Throws on a bad limit (the caller answers 400).
+ * `/__emulator/<path>` of a limit (`rate-limit`: the email API's, `cloudflare-limit`: Cloudflare's
+ * account-wide one): GET answers `{service, limit}` (null when off); PUT with `{"limit": {...}}`
+ * sets it (a full bucket, a window not yet open), with `{"limit": null}` or DELETE turns it off.
+ * Throws on a bad limit (the caller answers 400).
  */
-export function answerRateLimitAdmin(
-  rateLimit: ServiceRateLimit,
+export function answerLimitAdmin<L>(
+  limit: AdjustableLimit<L>,
+  path: string,
   method: string,
   body: string,
 ): { status: number; value: unknown } {
   if (method === "PUT" || method === "POST") {
-    const parsed = JSON.parse(body || "{}") as { limit?: RateLimit | null };
-    if (!("limit" in parsed)) throw new Error('rate limit: expected {"limit": {...}} or {"limit": null}');
-    rateLimit.set(parsed.limit ?? undefined);
+    const parsed = JSON.parse(body || "{}") as { limit?: L | null };
+    if (!("limit" in parsed)) throw new Error(`${path}: expected {"limit": {...}} or {"limit": null}`);
+    limit.set(parsed.limit ?? undefined);
   } else if (method === "DELETE") {
-    rateLimit.set(undefined);
+    limit.set(undefined);
   } else if (method !== "GET") {
-    return { status: 405, value: { error: `${method} /__emulator/rate-limit is not supported` } };
+    return { status: 405, value: { error: `${method} /__emulator/${path} is not supported` } };
   }
-  return { status: 200, value: { service: rateLimit.service, limit: rateLimit.get() ?? null } };
+  return { status: 200, value: { service: limit.service, limit: limit.get() ?? null } };
 }

@@ -2,7 +2,8 @@ import * as http from "node:http";
 import { AddressInfo } from "node:net";
 import { addressWithPort } from "../config";
 import { FaultInjector, parseFaultsBody } from "./faults";
-import { answerRateLimitAdmin, ServiceRateLimit } from "./rate-limit";
+import type { CloudflareAccountLimit } from "./account-limit";
+import { admitAll, answerLimitAdmin, ServiceRateLimit } from "./rate-limit";
 import { RequestEffect, RequestLog } from "./request-log";
 
 export interface ServiceRequest {
@@ -42,6 +43,8 @@ export interface ServiceOptions {
   log: RequestLog;
   /** A request rate limit; it applies to the service it names, and is set through either port. @default none */
   rateLimit?: ServiceRateLimit;
+  /** Cloudflare's account-wide limit; it applies to the Cloudflare stand-in. @default none */
+  accountLimit?: CloudflareAccountLimit;
   /** @default 16 MiB */
   maxBodyBytes?: number;
   /**
@@ -63,9 +66,9 @@ const ADMIN_PREFIX = "/__emulator/";
 
 /**
  * Serves a definition on a real port, wrapping every request in fault injection and the request
- * log. `/__emulator/requests` (GET, DELETE), `/__emulator/faults` (GET, PUT) and
- * `/__emulator/rate-limit` (GET, PUT, DELETE) are the control surface for tests and curl; they are
- * never logged, faulted or rate-limited.
+ * log. `/__emulator/requests` (GET, DELETE), `/__emulator/faults` (GET, PUT),
+ * `/__emulator/rate-limit` and `/__emulator/cloudflare-limit` (GET, PUT, DELETE) are the control
+ * surface for tests and curl; they are never logged, faulted or rate-limited.
  */
 export async function startHttpService(
   definition: ServiceDefinition,
@@ -116,12 +119,14 @@ async function handleRequest(
   }
 
   const endpoint = definition.endpointOf(method, url.pathname);
-  // Over the rate limit, a request is refused before anything else: no fault draw, no work.
-  const admission = options.rateLimit?.admit(definition.name);
-  if (admission && !admission.allowed) {
+  // Over a limit, a request is refused before anything else: no fault draw, no work.
+  const admission = admitAll([options.rateLimit, options.accountLimit], definition.name);
+  const limitHeaders = (answer: ServiceResponse): ServiceResponse =>
+    admission.headers ? { ...answer, headers: { ...answer.headers, ...admission.headers } } : answer;
+  if (!admission.allowed) {
     const entry = { service: definition.name, endpoint, method, path: url.pathname, latencyMs: 0 };
     options.log.add({ ...entry, status: 429, fault: "rate-limit" });
-    send(res, withRetryAfter(definition.faultResponse(429), admission.retryAfterSeconds));
+    send(res, limitHeaders(withRetryAfter(definition.faultResponse(429), admission.retryAfterSeconds)));
     return;
   }
   const decision = options.faults.decide(endpoint);
@@ -139,7 +144,7 @@ async function handleRequest(
 
   if (body === undefined) {
     record(413);
-    send(res, definition.tooLargeResponse(), true);
+    send(res, limitHeaders(definition.tooLargeResponse()), true);
     return;
   }
   if (decision.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.latencyMs));
@@ -152,11 +157,11 @@ async function handleRequest(
       return;
     case "429":
       record(429);
-      send(res, withRetryAfter(definition.faultResponse(429), decision.retryAfterSeconds));
+      send(res, limitHeaders(withRetryAfter(definition.faultResponse(429), decision.retryAfterSeconds)));
       return;
     case "503":
       record(503);
-      send(res, definition.faultResponse(503));
+      send(res, limitHeaders(definition.faultResponse(503)));
       return;
   }
 
@@ -168,7 +173,7 @@ async function handleRequest(
     return;
   }
   record(answer.status, answer.effect);
-  send(res, answer);
+  send(res, limitHeaders(answer));
 }
 
 /** The handler's answer once its change is durable; the service's 500 if it cannot be made so. */
@@ -240,8 +245,14 @@ function answerAdmin(
       options.faults.set(rules, seed); // checks every rule before it replaces any
       return json(200, { rules: options.faults.list() });
     }
-    if (path === "rate-limit" && options.rateLimit) {
-      const answer = answerRateLimitAdmin(options.rateLimit, method, body?.toString("utf8") ?? "");
+    const limit =
+      path === "rate-limit"
+        ? options.rateLimit
+        : path === "cloudflare-limit"
+          ? options.accountLimit
+          : undefined;
+    if (limit) {
+      const answer = answerLimitAdmin<unknown>(limit, path, method, body?.toString("utf8") ?? "");
       return json(answer.status, answer.value);
     }
     return json(404, { error: `no admin endpoint ${method} /__emulator/${path}` });
