@@ -17,7 +17,7 @@ import { total } from "./setup";
 import { table } from "./table";
 import type { VerificationFigures } from "./verification";
 import type { ZoneScaleResult } from "./zone-scale";
-import { formatZoneScale } from "./zone-scale-report";
+import { formatAccountLimit, formatZoneScale } from "./zone-scale-report";
 
 export interface BenchResults {
   generatedAt: string;
@@ -236,7 +236,8 @@ export function formatReport(results: BenchResults): string {
       ),
     );
   }
-  if (results.zoneScale) out.push(...formatZoneScale(results.zoneScale));
+  if (results.zoneScale)
+    out.push(...formatZoneScale(results.zoneScale), ...formatAccountLimit(results.zoneScale));
   if (results.dnsFirst) out.push(...formatDnsFirst(results.dnsFirst));
   if (results.policyScale) out.push(...formatPolicyScale(results.policyScale));
   return out.join("\n") + "\n";

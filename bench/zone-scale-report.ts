@@ -13,7 +13,49 @@ export const ZONE_SCALE_TARGETS = {
   listsRefresh: 2,
   /** Objects the lists of one `up` returned, per domain: lists that grow with the stack, not its square. */
   listedPerDomainUp: 2,
+  /** Cloudflare requests in any 5 minutes of one command on 1,000 domains (issue 39): under 1,200 with room. */
+  mostIn5MinutesAt1000: 1000,
 };
+
+/** Cloudflare's account-wide limit: requests per 5 minutes per user, every stack and tool together. */
+export const CLOUDFLARE_ACCOUNT_LIMIT = 1200;
+
+/**
+ * Each command's Cloudflare requests against Cloudflare's account-wide limit: what one stack of N
+ * domains spends of the 1,200 a user has per 5 minutes, and whether it fits.
+ */
+export function formatAccountLimit(results: ZoneScaleResult[]): string[] {
+  const t = ZONE_SCALE_TARGETS;
+  const out = [
+    "",
+    `Cloudflare requests per command against Cloudflare's account-wide limit, ${CLOUDFLARE_ACCOUNT_LIMIT} per 5 minutes per user`,
+    "(every stack and tool of the account together). Past it Cloudflare refuses every call to the window's end (429,",
+    "971); the Cloudflare provider's client (cloudflare-go v6) retries each call 10 times over 2.6 to 3.5 minutes,",
+    "ignoring a Retry-After of a minute or more, and then fails it: `pulumi up` fails with 971 and the account's API",
+    "stays blocked for the rest of the window. `most in 5 min`: from the request log's times (the emulator sends a",
+    `command within seconds, so all of it). Target at 1,000 domains: ≤ ${t.mostIn5MinutesAt1000} in any 5 minutes, every command.`,
+  ];
+  const rows: string[][] = [["N", "command", "requests", "most in 5 min", "of 1,200", "fits", "met"]];
+  for (const result of results.filter((r) => r.otherRecords === 0)) {
+    for (const command of result.commands) {
+      const share = command.cloudflareMostIn5Minutes / CLOUDFLARE_ACCOUNT_LIMIT;
+      const met =
+        result.domains >= 1000 && command.cloudflareMostIn5Minutes > t.mostIn5MinutesAt1000
+          ? "MISSED"
+          : "yes";
+      rows.push([
+        String(result.domains),
+        command.command,
+        String(command.cloudflareTotal),
+        String(command.cloudflareMostIn5Minutes),
+        `${(share * 100).toFixed(0)}%`,
+        command.cloudflareMostIn5Minutes <= CLOUDFLARE_ACCOUNT_LIMIT ? "yes" : "no: 429",
+        met,
+      ]);
+    }
+  }
+  return [...out, ...table(rows)];
+}
 
 /** Table lines: per scenario and command, each figure beside its ideal. */
 export function formatZoneScale(results: ZoneScaleResult[]): string[] {

@@ -36,6 +36,9 @@ export interface CommandCounts {
    * own cost, one GET per record) and of each claimed record.
    */
   cloudflareReadsById: number;
+  /** Every Cloudflare request of the command, and the most in any 5 minutes of it (Cloudflare's window). */
+  cloudflareTotal: number;
+  cloudflareMostIn5Minutes: number;
   /** `domains/list` and `routes/list` requests, and the objects they answered with. */
   serviceLists: number;
   serviceListed: number;
@@ -180,6 +183,20 @@ function mark(emulator: Emulator): number {
   return emulator.requests.all().length;
 }
 
+/** Cloudflare's account-wide window: 1,200 requests per 5 minutes per user. */
+const CLOUDFLARE_WINDOW_MS = 5 * 60_000;
+
+/** The most of `times` (milliseconds, in order) within any `windowMs`. */
+export function mostInWindow(times: readonly number[], windowMs: number): number {
+  let most = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while (times[end] - times[start] >= windowMs) start++;
+    most = Math.max(most, end - start + 1);
+  }
+  return most;
+}
+
 function counts(emulator: Emulator, command: string, runStarts: number[], ideal: number): CommandCounts {
   const log = emulator.requests.all();
   const entries = log.slice(runStarts[0]);
@@ -197,6 +214,11 @@ function counts(emulator: Emulator, command: string, runStarts: number[], ideal:
     idealCloudflareReads: ideal,
     cloudflareOther: cloudflare.filter((entry) => !isRead(entry)).length,
     cloudflareReadsById: cloudflare.filter((entry) => entry.endpoint === "cloudflare:dns_records.get").length,
+    cloudflareTotal: cloudflare.length,
+    cloudflareMostIn5Minutes: mostInWindow(
+      cloudflare.map((entry) => Date.parse(entry.at)),
+      CLOUDFLARE_WINDOW_MS,
+    ),
     serviceLists: lists.length,
     serviceListed: lists.reduce((sum, entry) => sum + (entry.effect?.listed ?? 0), 0),
     serviceOther: entries.filter((entry) => entry.service !== "cloudflare").length - lists.length,

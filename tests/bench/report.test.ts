@@ -1,8 +1,8 @@
 import { summarizeCold } from "../../bench/cold-start";
 import { listsSaved, refreshIdeal, StepResult } from "../../bench/lifecycle";
 import { BenchResults, formatReport, verdict } from "../../bench/report";
-import { CommandCounts, idealZoneReads, ZoneScaleResult } from "../../bench/zone-scale";
-import { formatZoneScale, metTargets } from "../../bench/zone-scale-report";
+import { CommandCounts, idealZoneReads, mostInWindow, ZoneScaleResult } from "../../bench/zone-scale";
+import { formatAccountLimit, formatZoneScale, metTargets } from "../../bench/zone-scale-report";
 
 /** The bench's counting and report code on made-up figures: no emulator, no timing asserted. */
 const step = (name: string, requests: Record<string, number>, ideal: Record<string, number>): StepResult => ({
@@ -99,6 +99,8 @@ describe("zone-scale report", () => {
     idealCloudflareReads: 0,
     cloudflareOther: 0,
     cloudflareReadsById: 0,
+    cloudflareTotal: 0,
+    cloudflareMostIn5Minutes: 0,
     serviceLists: 0,
     serviceListed: 0,
     serviceOther: 0,
@@ -109,6 +111,24 @@ describe("zone-scale report", () => {
     otherRecords: 0,
     commands,
     errors: [],
+  });
+
+  it("counts the most requests in any window, and marks a command of 1,000 domains over 1,000 in 5 minutes", () => {
+    const minute = 60_000;
+    expect(mostInWindow([], 5 * minute)).toBe(0);
+    expect(mostInWindow([0, 1, 2], 5 * minute)).toBe(3);
+    // Two bursts 5 minutes apart never share a window; one a minute later does.
+    expect(mostInWindow([0, 1, 2, 5 * minute, 5 * minute + 1], 5 * minute)).toBe(3);
+    expect(mostInWindow([0, 1, 2, 4 * minute, 4 * minute + 1], 5 * minute)).toBe(5);
+    const up = counts({ command: "up", cloudflareTotal: 5002, cloudflareMostIn5Minutes: 5002 });
+    const noChange = counts({
+      command: "up, no change",
+      cloudflareTotal: 102,
+      cloudflareMostIn5Minutes: 102,
+    });
+    const lines = formatAccountLimit([result(1000, [up, noChange])]);
+    expect(lines.find((line) => line.startsWith("1000  up "))).toMatch(/5002 +5002 +417% +no: 429 +MISSED$/);
+    expect(lines.find((line) => line.includes("up, no change"))).toMatch(/102 +102 +9% +yes +yes$/);
   });
 
   it("the ideal read is the cheaper of the whole zone and each domain alone", () => {
