@@ -107,8 +107,12 @@ export async function createDnsRecord(
   const result = answer.reply?.result;
   if (!answer.ok || !answer.reply?.success || !result)
     throw new Error(`Cloudflare POST dns_records ${answer.status}: ${failure(answer)}`);
-  // Inputs as planned plus what the provider computes from the API's answer.
-  return { id: String(result.id), state: { ...inputs, ...computedState(result) } };
+  // Inputs as planned (`proxied` false when not given: the schema's default) plus what the
+  // provider computes from the API's answer.
+  return {
+    id: String(result.id),
+    state: { ...inputs, proxied: inputs.proxied ?? false, ...computedState(result) },
+  };
 }
 
 /** What the provider computes from the API's record, beside the inputs. */

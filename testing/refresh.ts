@@ -86,7 +86,11 @@ export async function refreshRun(run: ProgramRun<string>, options: RefreshOption
   };
   const reads: PromiseSettledResult<ReadState>[] = [];
   let next = 0;
-  const lanes = Math.max(1, Math.floor(options.parallel ?? 4 * availableParallelism()));
+  const lanes = options.parallel ?? 4 * availableParallelism();
+  if (!Number.isInteger(lanes) || lanes < 1)
+    throw new Error(
+      `refreshRun: parallel must be a whole number of at least 1, not ${String(options.parallel)}`,
+    );
   await Promise.all(
     Array.from({ length: lanes }, async () => {
       while (next < inState.length) {
@@ -99,10 +103,12 @@ export async function refreshRun(run: ProgramRun<string>, options: RefreshOption
     }),
   );
   const result: RefreshResult = { read: [], changed: [], deleted: [], errors: [], run };
-  // By `type::name`: a resource kept by an initialization failure is a copy in `inState`.
+  // By URN (two resources may share a type and a name under different parents), not by object: a
+  // resource kept by an initialization failure is a copy in `inState`.
   const refreshed = new Map<string, Registration | undefined>();
   inState.forEach((registration, index) => {
     const subject = `${registration.type}::${registration.name}`;
+    const key = keyOf(registration);
     const outcome = reads[index];
     if (outcome.status === "rejected") {
       result.errors.push({ source: "refresh", subject, message: errorMessage(outcome.reason) });
@@ -112,23 +118,34 @@ export async function refreshRun(run: ProgramRun<string>, options: RefreshOption
     const { id, state } = outcome.value;
     if (!id) {
       result.deleted.push(subject);
-      refreshed.set(subject, undefined);
+      refreshed.set(key, undefined);
       return;
     }
     const properties = changedProperties(withoutProvider(registration.state ?? {}), state ?? {});
     if (properties.length > 0) result.changed.push({ subject, properties });
-    refreshed.set(subject, { ...registration, id, state: { ...state } });
+    // What the engine keeps of a resource with an initialization failure is its state: refreshed too.
+    const initFailure = registration.initFailure && {
+      ...registration.initFailure,
+      id,
+      properties: { ...state },
+    };
+    refreshed.set(key, { ...registration, id, state: { ...state }, ...(initFailure && { initFailure }) });
   });
   result.run = {
     ...run,
     registrations: run.registrations.flatMap((registration) => {
-      const subject = `${registration.type}::${registration.name}`;
-      if (!refreshed.has(subject)) return [registration];
-      const now = refreshed.get(subject);
+      const key = keyOf(registration);
+      if (!refreshed.has(key)) return [registration];
+      const now = refreshed.get(key);
       return now ? [now] : [];
     }),
   };
   return result;
+}
+
+/** A registration's identity: its URN (type and name can repeat under other parents). */
+function keyOf(registration: Registration): string {
+  return registration.urn ?? `${registration.type}::${registration.name}::${registration.seq}`;
 }
 
 /** A resource as a read found it: no id when it is gone. */

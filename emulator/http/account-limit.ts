@@ -43,7 +43,8 @@ export class CloudflareAccountLimit implements RequestLimit {
   /** Sets the limit with a window not yet open; `undefined` turns limiting off. */
   set(limit: AccountLimit | undefined): void {
     if (limit) validateAccountLimit(limit);
-    this.limit = limit && { ...limit };
+    // Only its two settings: what else a body held is not echoed back as if it were one.
+    this.limit = limit && { requests: limit.requests, windowSeconds: limit.windowSeconds };
     this.window = undefined;
   }
 
@@ -72,13 +73,31 @@ export class CloudflareAccountLimit implements RequestLimit {
   }
 }
 
+/** Bounds that keep every header a whole number: a billion requests, a day's window. */
+const MAX_REQUESTS = 1_000_000_000;
+const MAX_WINDOW_SECONDS = 86_400;
+
 export function validateAccountLimit(limit: AccountLimit): void {
+  if (typeof limit !== "object" || limit === null || Array.isArray(limit))
+    throw new Error("Cloudflare limit: expected an object with `requests` and `windowSeconds`");
   const { requests, windowSeconds } = limit as Partial<AccountLimit>;
-  if (typeof requests !== "number" || !Number.isInteger(requests) || requests < 1) {
-    throw new Error("Cloudflare limit: `requests` must be a whole number of at least 1");
+  if (
+    typeof requests !== "number" ||
+    !Number.isInteger(requests) ||
+    requests < 1 ||
+    requests > MAX_REQUESTS
+  ) {
+    throw new Error(`Cloudflare limit: \`requests\` must be a whole number from 1 to ${MAX_REQUESTS}`);
   }
-  if (typeof windowSeconds !== "number" || !Number.isInteger(windowSeconds) || windowSeconds < 1) {
-    throw new Error("Cloudflare limit: `windowSeconds` must be a whole number of at least 1");
+  if (
+    typeof windowSeconds !== "number" ||
+    !Number.isInteger(windowSeconds) ||
+    windowSeconds < 1 ||
+    windowSeconds > MAX_WINDOW_SECONDS
+  ) {
+    throw new Error(
+      `Cloudflare limit: \`windowSeconds\` must be a whole number from 1 to ${MAX_WINDOW_SECONDS} (a day)`,
+    );
   }
 }
 

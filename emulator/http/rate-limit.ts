@@ -110,6 +110,8 @@ export class ServiceRateLimit {
 }
 
 export function validateRateLimit(limit: RateLimit): void {
+  if (typeof limit !== "object" || limit === null || Array.isArray(limit))
+    throw new Error("rate limit: expected an object with `requestsPerSecond` and `burst`");
   const { requestsPerSecond, burst } = limit as Partial<RateLimit>;
   if (typeof requestsPerSecond !== "number" || !(requestsPerSecond > 0 && requestsPerSecond < Infinity)) {
     throw new Error("rate limit: `requestsPerSecond` must be a number above 0");
@@ -153,12 +155,23 @@ export function answerLimitAdmin<L>(
   limit: AdjustableLimit<L>,
   path: string,
   method: string,
-  body: string,
+  body: string | undefined,
 ): { status: number; value: unknown } {
   if (method === "PUT" || method === "POST") {
-    const parsed = JSON.parse(body || "{}") as { limit?: L | null };
-    if (!("limit" in parsed)) throw new Error(`${path}: expected {"limit": {...}} or {"limit": null}`);
-    limit.set(parsed.limit ?? undefined);
+    // A cut-off body must not pass for an empty one.
+    if (body === undefined)
+      return { status: 413, value: { error: "the body is over the size limit; nothing changed" } };
+    const parsed = JSON.parse(body || "{}") as { limit?: unknown };
+    const given = parsed?.limit;
+    // Only an object sets a limit, only null turns it off: `0` or `false` is no way to say either.
+    if (
+      typeof parsed !== "object" ||
+      parsed === null ||
+      !("limit" in parsed) ||
+      (given !== null && typeof given !== "object")
+    )
+      throw new Error(`${path}: expected {"limit": {...}} or {"limit": null}`);
+    limit.set((given ?? undefined) as L | undefined);
   } else if (method === "DELETE") {
     limit.set(undefined);
   } else if (method !== "GET") {

@@ -252,7 +252,7 @@ function answerAdmin(
           ? options.accountLimit
           : undefined;
     if (limit) {
-      const answer = answerLimitAdmin<unknown>(limit, path, method, body?.toString("utf8") ?? "");
+      const answer = answerLimitAdmin<unknown>(limit, path, method, body?.toString("utf8"));
       return json(answer.status, answer.value);
     }
     return json(404, { error: `no admin endpoint ${method} /__emulator/${path}` });

@@ -121,3 +121,35 @@ describe("the stand-in under Cloudflare's limit", () => {
     }
   });
 });
+
+describe("the limit's admin endpoint", () => {
+  it("sets only an object, turns off only with null, bounds the settings and keeps nothing else", async () => {
+    const emulator = await startEmulator({ cloudflareLimit: { requests: 1200, windowSeconds: 300 } });
+    try {
+      const admin = `${emulator.emailApi.url}/__emulator/cloudflare-limit`;
+      const put = async (body: string) => {
+        const answer = await fetch(admin, { method: "PUT", body });
+        return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
+      };
+      // `0` or `false` is no way to say "off" or "refuse everything": refused, nothing changed.
+      for (const body of ['{"limit":0}', '{"limit":false}', '{"limit":""}', '{"limit":[]}', "[]", "{}"])
+        expect((await put(body)).status).toBe(400);
+      expect((await put('{"limit":{"requests":5,"windowSeconds":1e308}}')).body.error).toMatch(
+        /`windowSeconds` must be a whole number from 1 to 86400/,
+      );
+      expect((await put('{"limit":{"requests":1e300,"windowSeconds":60}}')).status).toBe(400);
+      expect(emulator.cloudflareLimit.get()).toEqual({ requests: 1200, windowSeconds: 300 });
+      // What else a body held is not kept as if it were a setting.
+      expect((await put('{"limit":{"requests":5,"windowSeconds":60,"burst":9}}')).body).toEqual({
+        service: "cloudflare",
+        limit: { requests: 5, windowSeconds: 60 },
+      });
+      const tooLarge = await fetch(admin, { method: "PUT", body: "x".repeat(17 * 1024 * 1024) });
+      expect(tooLarge.status).toBe(413);
+      expect(emulator.cloudflareLimit.get()).toEqual({ requests: 5, windowSeconds: 60 });
+      expect((await put('{"limit":null}')).body).toEqual({ service: "cloudflare", limit: null });
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
