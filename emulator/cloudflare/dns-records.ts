@@ -90,6 +90,11 @@ export function getRecord(context: RecordContext, recordId: string): ServiceResp
 
 /** PUT: the body replaces the record; what it omits or sends as null goes back to the default. */
 export function replaceRecord(context: RecordContext, recordId: string, json: unknown): ServiceResponse {
+  return updated(putRecord(context, recordId, json));
+}
+
+/** What a PUT does to the store (shared with the batch's `puts`). */
+export function putRecord(context: RecordContext, recordId: string, json: unknown): CloudflareDnsRecord {
   const existing = requireRecord(context, recordId);
   const fields = validateRecord(draftFromBody(readRecordBody(json)), context.zone.name, context.config);
   return writeRecord(context, existing, fields);
@@ -97,6 +102,11 @@ export function replaceRecord(context: RecordContext, recordId: string, json: un
 
 /** PATCH: only the keys sent change (null unsets). The provider never uses it; curl users do. */
 export function patchRecord(context: RecordContext, recordId: string, json: unknown): ServiceResponse {
+  return updated(changeRecord(context, recordId, json));
+}
+
+/** What a PATCH does to the store (shared with the batch's `patches`). */
+export function changeRecord(context: RecordContext, recordId: string, json: unknown): CloudflareDnsRecord {
   const existing = requireRecord(context, recordId);
   const fields = validateRecord(
     draftFromPatch(existing, readRecordBody(json)),
@@ -126,11 +136,15 @@ function requireRecord({ store, zone }: RecordContext, recordId: string): Cloudf
   return record;
 }
 
+function updated(record: CloudflareDnsRecord): ServiceResponse {
+  return { ...success(recordJson(record)), effect: { updated: { kind: KIND, id: record.id } } };
+}
+
 function writeRecord(
   context: RecordContext,
   existing: CloudflareDnsRecord,
   fields: RecordFields,
-): ServiceResponse {
+): CloudflareDnsRecord {
   assertNoConflict(context.store.state.cloudflare.records, context.zone.id, fields, existing.id);
   const now = cloudflareTimestamp();
   const sameTags =
@@ -140,5 +154,5 @@ function writeRecord(
   existing.tagsModifiedOn = fields.tags.length === 0 ? null : sameTags ? existing.tagsModifiedOn : now;
   Object.assign(existing, fields, { modifiedOn: now });
   context.store.changed();
-  return { ...success(recordJson(existing)), effect: { updated: { kind: KIND, id: existing.id } } };
+  return existing;
 }

@@ -39,6 +39,9 @@ export const cloudflareErrors = {
   // chosen: 6007 for a body that is not JSON, 9207 for JSON of the wrong shape.
   malformedJson: () => fail(400, { code: 6007, message: "Malformed JSON in request body" }),
   invalidBody: () => fail(400, { code: 9207, message: "Request body is invalid." }),
+  // chosen: Cloudflare documents the batch's size limits per plan, not its answer past them.
+  batchTooLarge: (limit: number) =>
+    fail(400, { code: 1004, message: `DNS Validation Error: a batch may hold at most ${limit} operations` }),
 
   invalidName: () => fail(400, { code: 9000, message: "DNS name is invalid." }),
   // chosen: 9020 wrapped in 1004, like the other record validation errors.

@@ -12,7 +12,8 @@ export type RouteKind =
   | "dns_records.get"
   | "dns_records.update"
   | "dns_records.patch"
-  | "dns_records.delete";
+  | "dns_records.delete"
+  | "dns_records.batch";
 
 export type Route =
   | { kind: RouteKind; zoneId?: string; recordId?: string }
@@ -36,6 +37,8 @@ export function parseRoute(method: string, pathname: string): Route {
   if (records === undefined) return pick({ GET: "zones.get" });
   if (records !== "dns_records") return { kind: "unknown" };
   if (recordId === undefined) return pick({ GET: "dns_records.list", POST: "dns_records.create" });
+  if (recordId === "batch")
+    return method === "POST" ? { kind: "dns_records.batch", zoneId } : { kind: "method_not_allowed" };
   return pick({
     GET: "dns_records.get",
     PUT: "dns_records.update",

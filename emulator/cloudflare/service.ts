@@ -36,7 +36,8 @@
  * - Faults: 429 → 971 "Please wait and consider throttling your request speed", 503 → 10001
  *   "Service temporarily unavailable", 500 → 10002 "Internal server error", body too large → 413,
  *   10008 "Request entity too large".
- * - Batch, export, import and scan endpoints are not served (the provider does not use them).
+ * - Batch (`batch.ts`): deletes, patches, puts and posts in that order, all or nothing, at most 200
+ *   operations a request (the Free plan's). Export, import and scan are not served.
  */
 import { CloudflareConfig } from "../config";
 import { ServiceDefinition, ServiceRequest, ServiceResponse } from "../http/service";
@@ -55,6 +56,7 @@ import {
   replaceRecord,
 } from "./dns-records";
 import { Route, endpointName, parseRoute } from "./routes";
+import { batchRecords } from "./batch";
 import { listZones, requireZone, zoneJson } from "./zones";
 
 export interface CloudflareServiceContext {
@@ -112,6 +114,8 @@ function answer(ctx: CloudflareServiceContext, request: ServiceRequest, route: R
       return patchRecord(records, id, parseJsonBody(request.body));
     case "dns_records.delete":
       return deleteRecord(records, id);
+    case "dns_records.batch":
+      return batchRecords(records, parseJsonBody(request.body));
   }
 }
 
