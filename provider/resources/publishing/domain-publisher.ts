@@ -34,8 +34,9 @@ export type { PublishOptions } from "./domain-records";
 export interface PublishedRecords {
   records: pulumi.Output<pulumi.CustomResource[]>;
   /**
-   * The records the service checks, declared at once, and an output of the others: Pulumi gathers
-   * dependencies through outputs and arrays, so previews show the dependency on every record.
+   * Every record the service checks (not DMARC: nothing waits for it), as an output built from the
+   * records declared at once (through their URNs) and the others: Pulumi gathers dependencies from
+   * an output's resources too, so a preview, where the others are unknown, shows the first.
    */
   dependsOn: pulumi.Output<pulumi.Resource[]>;
 }
