@@ -1,4 +1,5 @@
 import { dnsRecordsApi, DnsRecordsApi } from "../../provider/cloudflare/dns-records";
+import { RecordBatches } from "../../provider/cloudflare/record-batches";
 import type { ZoneRecordBody } from "../../provider/cloudflare/zone-record";
 import { useEmulator } from "../support/emulator";
 
@@ -100,4 +101,17 @@ it("stops when a lost answer leaves part of the batch in the zone: someone else 
   expect(error?.message).toMatch(/the zone holds part of it: someone changed these records meanwhile/);
   expect(held(post)).toEqual([]);
   expect(batches()).toHaveLength(1);
+});
+
+it("RecordBatches over the client: 250 records made at once cost 2 requests, each caller its own record", async () => {
+  const records = new RecordBatches(api);
+  const bodies = Array.from({ length: 250 }, (_, i) => txt(`many-${i}`));
+  const made = await Promise.all(bodies.map((body) => records.create(zoneId, body)));
+  expect(made.map((record) => record.content)).toEqual(bodies.map((body) => body.content));
+  expect(batches().map((entry) => entry.status)).toEqual([200, 200]);
+  expect(await Promise.all(made.map((record) => records.remove(zoneId, record.id)))).toEqual(
+    made.map(() => true),
+  );
+  expect(batches()).toHaveLength(4);
+  expect(bodies.flatMap(held)).toEqual([]);
 });
