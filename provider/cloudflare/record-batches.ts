@@ -48,6 +48,10 @@ export class RecordBatches {
   ) {
     this.gather = options.gather ?? BATCH_GATHER;
     this.maxOperations = options.maxOperations ?? 200;
+    if (!Number.isInteger(this.maxOperations) || this.maxOperations < 1)
+      throw new Error(
+        `RecordBatches: maxOperations must be a whole number of at least 1, not ${this.maxOperations}`,
+      );
     this.clock = options.clock ?? { now: Date.now, setTimer: (callback, ms) => setTimeout(callback, ms) };
   }
 
@@ -66,18 +70,19 @@ export class RecordBatches {
   }
 
   private async enqueue(zoneId: string, operation: Operation): Promise<Outcome> {
-    let pending = this.pending.get(zoneId);
-    if (!pending || pending.gathering.sent) {
-      const operations: Operation[] = [];
-      const gathering = gatherThen(this.clock, this.gather, undefined, () => {
-        this.pending.delete(zoneId);
-        return this.send(zoneId, operations);
-      });
-      pending = { operations, gathering };
-      this.pending.set(zoneId, pending);
+    const pending = this.pending.get(zoneId);
+    if (pending && !pending.gathering.sent) {
+      const index = pending.operations.push(operation) - 1;
+      return (await pending.gathering.join())[index];
     }
-    const index = pending.operations.push(operation) - 1;
-    return (await pending.gathering.join())[index];
+    // The operation is in before the gathering starts: a window of zero sends at once.
+    const operations: Operation[] = [operation];
+    const gathering = gatherThen(this.clock, this.gather, undefined, () => {
+      if (this.pending.get(zoneId)?.operations === operations) this.pending.delete(zoneId);
+      return this.send(zoneId, operations);
+    });
+    if (!gathering.sent) this.pending.set(zoneId, { operations, gathering });
+    return (await gathering.join())[0];
   }
 
   /** Every operation's outcome, in order: requests of at most `maxOperations`, one after another. */

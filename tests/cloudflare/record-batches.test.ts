@@ -157,3 +157,16 @@ it("fails every operation of a batch that failed otherwise (no answer after its 
   expect(await Promise.all(made)).toEqual([lost, lost]);
   expect(alone).toEqual([]);
 });
+
+it("with a window of zero, sends each operation at once, alone", async () => {
+  const clock = fakeClock();
+  const { api, batches } = scriptedApi();
+  const records = new RecordBatches(api, { clock, gather: { quietMs: 0, maxMs: 0 } });
+  const made = await Promise.all([
+    records.create("z", body("a.example.com")),
+    records.create("z", body("b.example.com")),
+  ]);
+  expect(made.map((record) => record.name)).toEqual(["a.example.com", "b.example.com"]);
+  expect(batches.map((batch) => batch.posts?.length)).toEqual([1, 1]);
+  expect(() => new RecordBatches(api, { maxOperations: 0 })).toThrow("maxOperations must be a whole number");
+});
