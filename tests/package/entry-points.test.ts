@@ -14,18 +14,25 @@ import { envSettings, FREE_PORTS, startCommand } from "../support/command";
  */
 
 const BIN = `${REPO_ROOT}/dist/emulator/bin.js`;
-describe("entry points", () => {
-  it("the resources and the stored-state entry point load no module of the emulator", async () => {
-    const loaded = await run(
+
+/** The files a fresh Node process has loaded after requiring `entries` (from the repository's root). */
+async function loadedBy(entries: string[]): Promise<string[]> {
+  return JSON.parse(
+    await run(
       process.execPath,
       [
         "-e",
-        'require("pulumi-email-delivery"); require("pulumi-email-delivery/providers");' +
+        entries.map((entry) => `require(${JSON.stringify(entry)});`).join("") +
           "process.stdout.write(JSON.stringify(Object.keys(require.cache)))",
       ],
       { cwd: REPO_ROOT },
-    );
-    const files = JSON.parse(loaded) as string[];
+    ),
+  ) as string[];
+}
+
+describe("entry points", () => {
+  it("the resources and the stored-state entry point load no module of the emulator", async () => {
+    const files = await loadedBy(["pulumi-email-delivery", "pulumi-email-delivery/providers"]);
     expect(files.some((file) => file.includes("/dist/provider/"))).toBe(true);
     expect(files.filter((file) => file.includes("/dist/emulator/") || file.includes("/dns-packet/"))).toEqual(
       [],
@@ -35,16 +42,9 @@ describe("entry points", () => {
   it("a program's Domain loads neither the email client nor the package's Cloudflare client", async () => {
     // A program declares Domains; the clients are the providers' (another process). Two imports
     // once pulled both in through a barrel: route modes from client/, words from cloudflare/.
-    const loaded = await run(
-      process.execPath,
-      [
-        "-e",
-        'require("./dist/provider/resources/domain.js");' +
-          "process.stdout.write(JSON.stringify(Object.keys(require.cache)))",
-      ],
-      { cwd: REPO_ROOT },
+    const files = (await loadedBy(["./dist/provider/resources/domain.js"])).map((file) =>
+      path.relative(REPO_ROOT, file),
     );
-    const files = (JSON.parse(loaded) as string[]).map((file) => path.relative(REPO_ROOT, file));
     expect(files).toContain("dist/provider/resources/publishing/domain-publisher.js");
     expect(
       files.filter((file) =>
@@ -60,16 +60,7 @@ describe("entry points", () => {
     // The provider host loads this entry for every command (a fresh process each): the SDK's
     // index is some 600 modules more (922 against 338, 1 s of a cold start against 0.35 s), and
     // even its log loads gRPC, protobuf, OpenTelemetry and semver (185 modules).
-    const loaded = await run(
-      process.execPath,
-      [
-        "-e",
-        'require("pulumi-email-delivery/providers");' +
-          "process.stdout.write(JSON.stringify(Object.keys(require.cache)))",
-      ],
-      { cwd: REPO_ROOT },
-    );
-    const files = JSON.parse(loaded) as string[];
+    const files = await loadedBy(["pulumi-email-delivery/providers"]);
     // The entry and the code cache's own module, which runs the providers' bundle.
     expect(files.map((file) => path.relative(REPO_ROOT, file))).toEqual([
       "dist/provider/providers-entry.js",
@@ -83,18 +74,6 @@ describe("entry points", () => {
   });
 
   it("no entry point loads @pulumi/policy (an optional peer); the policies load neither Pulumi's SDK nor Cloudflare's", async () => {
-    const loadedBy = async (entries: string[]) =>
-      JSON.parse(
-        await run(
-          process.execPath,
-          [
-            "-e",
-            entries.map((entry) => `require(${JSON.stringify(entry)});`).join("") +
-              "process.stdout.write(JSON.stringify(Object.keys(require.cache)))",
-          ],
-          { cwd: REPO_ROOT },
-        ),
-      ) as string[];
     const every = await loadedBy([
       "pulumi-email-delivery",
       "pulumi-email-delivery/providers",
