@@ -199,16 +199,7 @@ export class DomainPublisher {
     // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
     return new cloudflare.DnsRecord(
       resourceName,
-      {
-        zoneId: this.settings.zoneId,
-        name: fields.apply(cloudflareName),
-        type,
-        content: fields.apply(cloudflareContent),
-        ttl: this.settings.ttl ?? DEFAULT_RECORD_TTL,
-        proxied: false,
-        ...(type === "MX" ? { priority: fields.apply(cloudflarePriority) } : {}),
-        comment: this.comment(purpose),
-      },
+      { ...this.recordArgs(purpose, type, fields), type, proxied: false },
       {
         parent: this.parent,
         provider: this.settings.provider,
@@ -235,14 +226,9 @@ export class DomainPublisher {
     return new ClaimedDnsRecord(
       resourceName,
       {
-        zoneId: this.settings.zoneId,
+        ...this.recordArgs(purpose, type, fields),
         purpose,
-        name: fields.apply(cloudflareName),
         type,
-        content: fields.apply(cloudflareContent),
-        ...(type === "MX" ? { priority: fields.apply(cloudflarePriority) } : {}),
-        ttl: this.settings.ttl ?? DEFAULT_RECORD_TTL,
-        comment: this.comment(purpose),
         policy,
         owner: `${publisher.project}/${publisher.stack}`,
         // Only when there are any: a stack never renamed keeps the inputs it always had.
@@ -252,11 +238,22 @@ export class DomainPublisher {
     );
   }
 
-  /** The ownership mark, then the comment given ("" for the mark alone) or `email <purpose>`. */
-  private comment(purpose: string): pulumi.Output<string> {
+  /**
+   * What every record of the Domain is declared with, either kind: the zone, its fields as
+   * Cloudflare stores them, the TTL, and the comment: the ownership mark, then the comment given
+   * ("" for the mark alone) or `email <purpose>`.
+   */
+  private recordArgs(purpose: string, type: string, fields: pulumi.Output<DnsRecord>) {
     const { project, stack } = this.config.publisher;
     const description = this.settings.comment ?? `email ${purpose.replace(/_/g, " ")}`;
-    return pulumi.output(description).apply((text) => markedComment(project, stack, text));
+    return {
+      zoneId: this.settings.zoneId,
+      name: fields.apply(cloudflareName),
+      content: fields.apply(cloudflareContent),
+      ...(type === "MX" ? { priority: fields.apply(cloudflarePriority) } : {}),
+      ttl: this.settings.ttl ?? DEFAULT_RECORD_TTL,
+      comment: pulumi.output(description).apply((text) => markedComment(project, stack, text)),
+    };
   }
 
   private conflict(planned: PlannedRecord, problem: string): ZoneConflict {
