@@ -37,6 +37,12 @@ export interface CloudflareConfig {
    * @default true
    */
   splitLongTxt: boolean;
+  /**
+   * Changes the body of each record created through the API (one by one or in a batch) before it
+   * is stored: set in-process with `emulator.cloudflare.rewriteCreates` (the test kit's
+   * `hooks.cloudflareRecord`). Seeding does not go through it.
+   */
+  rewriteCreate?: (body: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** Where the domain check sends its DNS queries: `host:port`. */

@@ -109,6 +109,11 @@ export interface EmulatorCloudflare extends CloudflareSeeding {
     /** The zone's name. */
     name: string;
   }[];
+  /**
+   * Changes the body of every record created through the API from now on (undefined: stop), in
+   * this process: what a test gives to make Cloudflare store something else than was sent.
+   */
+  rewriteCreates(rewrite: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined): void;
 }
 
 /**

@@ -169,6 +169,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         url: `${cloudflare.url}/client/v4`,
         apiToken: cloudflareToken,
         zones: zones.map((zone) => ({ id: zone.id, name: zone.name })),
+        rewriteCreates: (rewrite) => {
+          cloudflareConfig.rewriteCreate = rewrite;
+        },
         ...seeding.cloudflare,
       },
       dns: { host: dnsServer.host, port: dnsServer.port, address: dnsAddress, nameservers },

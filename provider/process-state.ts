@@ -1,6 +1,7 @@
 import type * as http from "node:http";
 import type * as https from "node:https";
 import type { AdaptiveRateLimiter } from "./client/adaptive-rate-limiter";
+import type { ZoneRecord } from "./cloudflare/zone-record";
 import type { ClientSettings } from "./client/settings";
 import type { SingleFlight } from "./client/single-flight";
 
@@ -37,6 +38,12 @@ export interface ProcessState {
   routeClaims?: WeakMap<object, Map<string, { readonly resource: string }>>;
   /** The test kit's run under way in this realm, if any (`verification/kit-run-stop.ts`). */
   kitRunStop?: AbortSignal;
+  /**
+   * The process's view of each Cloudflare zone, by account and zone (`cloudflare/zone-view.ts`):
+   * one command's reads of a zone, shared. The test kit forgets it between commands, as the
+   * engine starts a provider process per command.
+   */
+  zoneViews?: Map<string, ZoneViewRead>;
   /** Whether the test kit registered ts-node for TypeScript programs (`testing/program-file.ts`). */
   typeScriptRegistered?: boolean;
 }
@@ -58,4 +65,12 @@ export interface ProcessRuntime {
 export function processState(realm: object = globalThis): ProcessState {
   const holder = realm as { [PROCESS_STATE]?: ProcessState };
   return (holder[PROCESS_STATE] ??= {});
+}
+
+/** One whole-zone read a process's view of a zone is made of (`cloudflare/zone-view.ts`). */
+export interface ZoneViewRead {
+  /** When the read was sent. */
+  at: number;
+  /** The zone's records by id, with the process's writes since applied. */
+  records: Promise<Map<string, ZoneRecord>>;
 }

@@ -4,6 +4,7 @@ import { setKitRunStop } from "../provider/verification/kit-run-stop";
 import { MonitorRegistrations } from "./mock-monitor";
 import { errorMessage, plainValue } from "./mock-values";
 import { nodeRealm, runConfig, SECRET_CONFIG_KEYS } from "./node-realm";
+import { rewriteClaimedRecords } from "./record-rewrites";
 import { Program, ProgramRun, Registration, RunOptions } from "./run-types";
 import {
   assertRunInternals,
@@ -147,6 +148,7 @@ export class LanguageHost {
     this.restore.push(setKitRunStop(nodeRealm.globalThis, this.stopSignal.signal));
     this.monitor.watch();
     this.restore.push(takeUnhandledRejections((reason) => this.unhandled(reason)));
+    this.restore.push(...rewriteClaimedRecords(this.options, this.record.registrations));
     this.restore.push(...captureProviderLogs(this.record.providerLogs));
     this.restore.push(...captureProgramLogs(this.record.programLogs));
 

@@ -1,7 +1,7 @@
-import { availableParallelism } from "node:os";
 import { isDeepStrictEqual } from "node:util";
 import { refreshDnsRecord } from "./cloudflare-mocks";
 import { errorMessage } from "./mock-values";
+import { commandParallel, startCommand } from "./parallel";
 import { commandProviders, resourcesInState } from "./stack-state";
 import {
   DNS_RECORD_TYPE,
@@ -22,14 +22,8 @@ export interface RefreshedProperty {
   after: unknown;
 }
 
-/** How `refreshRun` reads: the run's options, and how many reads at once. */
-export interface RefreshOptions extends RunOptions {
-  /**
-   * Reads under way at once, as `pulumi refresh --parallel` bounds them.
-   * @default 4 × the machine's cores, the engine's own default
-   */
-  parallel?: number;
-}
+/** How `refreshRun` reads: the run's options (`parallel`: reads at once, as `pulumi refresh --parallel`). */
+export type RefreshOptions = RunOptions;
 
 /** A resource whose outputs a refresh found changed. */
 export interface RefreshedResource {
@@ -86,11 +80,8 @@ export async function refreshRun(run: ProgramRun<string>, options: RefreshOption
   };
   const reads: PromiseSettledResult<ReadState>[] = [];
   let next = 0;
-  const lanes = options.parallel ?? 4 * availableParallelism();
-  if (!Number.isInteger(lanes) || lanes < 1)
-    throw new Error(
-      `refreshRun: parallel must be a whole number of at least 1, not ${String(options.parallel)}`,
-    );
+  const lanes = commandParallel(options.parallel, "refreshRun");
+  startCommand();
   await Promise.all(
     Array.from({ length: lanes }, async () => {
       while (next < inState.length) {

@@ -2,6 +2,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { createDnsRecord, getDnsRecords, readDnsRecord } from "./cloudflare-mocks";
 import type { MonitorRegistrations } from "./mock-monitor";
 import { errorMessage, isRecord, plainValue, rpcValue, throughStruct } from "./mock-values";
+import { commandParallel, Lanes } from "./parallel";
 import { DynamicProvider, loadProvider, nodeRealm, providerAtWork } from "./node-realm";
 import { DNS_RECORD_TYPE, DYNAMIC_TYPE_PREFIX, GET_DNS_RECORDS, Registration, RunOptions } from "./run-types";
 import type { RunRecord } from "./run-report";
@@ -13,13 +14,16 @@ import type { RunRecord } from "./run-report";
 export class RunMocks {
   /** Providers as the host holds them: one per distinct `__provider` text (per process = per run here). */
   private readonly providers = new Map<string, Promise<DynamicProvider>>();
+  private readonly lanes: Lanes;
 
   constructor(
     private readonly options: RunOptions,
     private readonly config: Record<string, string>,
     private readonly record: RunRecord,
     private readonly monitor: MonitorRegistrations,
-  ) {}
+  ) {
+    this.lanes = new Lanes(commandParallel(options.parallel, "runProgram"));
+  }
 
   /** An invoke: `cloudflare.getDnsRecords` from the stand-in; anything else is unexpected. */
   async call(args: pulumi.runtime.MockCallArgs): Promise<Record<string, unknown>> {
@@ -101,9 +105,11 @@ export class RunMocks {
         await providerAtWork.run(true, () => this.checkDynamic(raw));
       return { id: undefined, state: raw };
     }
+    // Creates run `parallel` at a time, as the engine's step executor runs them.
     if (args.type.startsWith(DYNAMIC_TYPE_PREFIX))
-      return providerAtWork.run(true, () => this.createDynamic(registration, raw));
-    if (args.type === DNS_RECORD_TYPE) return createDnsRecord(this.options, registration);
+      return this.lanes.run(() => providerAtWork.run(true, () => this.createDynamic(registration, raw)));
+    if (args.type === DNS_RECORD_TYPE)
+      return this.lanes.run(() => createDnsRecord(this.options, registration));
     return { id: args.custom ? `${args.name}-id` : undefined, state: raw };
   }
 

@@ -1,3 +1,4 @@
+import { startCommand } from "./parallel";
 import { Program, ProgramRun, RunOptions } from "./run-types";
 import { LanguageHost } from "./language-host";
 
@@ -43,6 +44,7 @@ export async function runProgram<K extends string>(
 ): Promise<ProgramRun<K>> {
   if (options.mode === "live" && !options.emulator)
     throw new Error("runProgram: live mode needs an emulator");
+  if (options.mode === "live") startCommand();
   const earlier = [...unfinished];
   const run = new LanguageHost({
     ...options,

@@ -19,6 +19,8 @@ export const UNKNOWN_MARKER = "[unknown]";
 export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
 /** The type token of the Cloudflare provider's `DnsRecord`, the records a `Domain` publishes. */
 export const DNS_RECORD_TYPE = "cloudflare:index/dnsRecord:DnsRecord";
+/** The records a `Domain` publishes itself (in batches), with the default Cloudflare provider's token. */
+export const CLAIMED_RECORD_TYPE = `${DYNAMIC_TYPE_PREFIX}/email-delivery:ClaimedDnsRecord`;
 /** The Cloudflare provider's function the `Domain` reads a zone with. */
 export const GET_DNS_RECORDS = "cloudflare:index/getDnsRecords:getDnsRecords";
 /** The type token of the stack resource every program registers first. */
@@ -153,6 +155,12 @@ export interface RunOptions {
    * way have finished, holding everything it made. @default 20000
    */
   timeoutMs?: number;
+  /**
+   * Resource operations under way at once (creates in a run, deletes in `destroyRun`, reads in
+   * `refreshRun`), as `pulumi up --parallel` bounds them.
+   * @default 4 × the machine's cores, the engine's own default
+   */
+  parallel?: number;
   /** Ways to change what the mocks answer, for testing what a program does when things go wrong. */
   hooks?: {
     /** Alters a DnsRecord's body before it is written to the stand-in (e.g. to corrupt DKIM). */

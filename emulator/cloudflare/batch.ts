@@ -2,7 +2,14 @@ import type { ServiceResponse } from "../http/service";
 import { success } from "./envelope";
 import { cloudflareErrors } from "./errors";
 import { CLOUDFLARE_ID } from "./ids";
-import { changeRecord, insertRecord, putRecord, RecordContext, removeRecord } from "./dns-records";
+import {
+  changeRecord,
+  insertRecord,
+  putRecord,
+  RecordContext,
+  removeRecord,
+  rewrittenCreate,
+} from "./dns-records";
 import { recordJson } from "./record-json";
 
 /**
@@ -37,7 +44,7 @@ export function batchRecords(context: RecordContext, json: unknown): ServiceResp
         recordJson(changeRecord(context, idOf(operation), withoutId(operation))),
       ),
       puts: puts.map((operation) => recordJson(putRecord(context, idOf(operation), withoutId(operation)))),
-      posts: posts.map((operation) => recordJson(insertRecord(context, operation))),
+      posts: posts.map((operation) => recordJson(insertRecord(context, rewrittenCreate(context, operation)))),
     };
     return success(result);
   } catch (error) {

@@ -77,7 +77,7 @@ export function insertRecord({ store, config, zone }: RecordContext, json: unkno
 }
 
 export function createRecord(context: RecordContext, json: unknown): ServiceResponse {
-  const record = insertRecord(context, json);
+  const record = insertRecord(context, rewrittenCreate(context, json));
   return {
     ...success(recordJson(record)),
     effect: { created: { kind: KIND, id: record.id, name: record.name } },
@@ -155,4 +155,11 @@ function writeRecord(
   Object.assign(existing, fields, { modifiedOn: now });
   context.store.changed();
   return existing;
+}
+
+/** A create's body as the in-process hook (`rewriteCreate`) changes it, if one is set. */
+export function rewrittenCreate({ config }: RecordContext, json: unknown): unknown {
+  const rewrite = config.rewriteCreate;
+  if (!rewrite || typeof json !== "object" || json === null || Array.isArray(json)) return json;
+  return rewrite({ ...(json as Record<string, unknown>) });
 }

@@ -43,11 +43,11 @@ export type SpfExistingRecordPolicy = ExistingRecordPolicy | "merge";
  */
 export type MxExistingRecordPolicy = "fail" | "add";
 
-/** Every policy a claimed record can carry out (`fail` is carried out by not publishing). */
-export type ClaimPolicy = Exclude<
-  ExistingRecordPolicy | SpfExistingRecordPolicy | MxExistingRecordPolicy,
-  "fail"
->;
+/**
+ * Every policy a claimed record carries out: `fail` publishes only where the zone holds nothing
+ * in the way (it creates, or refuses), the others may take over what is there.
+ */
+export type ClaimPolicy = ExistingRecordPolicy | SpfExistingRecordPolicy | MxExistingRecordPolicy;
 
 /** The stack whose mark counts as "made by this stack". */
 export interface Publisher {

@@ -1,7 +1,10 @@
 import { log } from "./engine-log";
 import type * as dynamic from "@pulumi/pulumi/dynamic";
-import { dnsRecordsApi, DnsRecordsApi } from "../cloudflare/dns-records";
+import type { DnsRecordsApi } from "../cloudflare/dns-records";
 import { freshRecordsAt } from "../cloudflare/fresh-zone-reads";
+import { viewAdded, viewRemoved, zoneView } from "../cloudflare/zone-view";
+import { adoptMadeRecord, isCloudflareProviderState, notAsWritten } from "./cloudflare-provider-state";
+import { batchesFor, cloudflareAccount, cloudflareApi, recordById, sameName } from "./record-zone-access";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import { claimFor } from "../dns/existing-records";
 import { sameContent } from "../dns/zone-records";
@@ -9,7 +12,6 @@ import { removeSpfIncludes, respellSpfIncludes, serviceSpfIncludes } from "../dn
 import { isSpfRecord, lowercaseSpfVersion } from "../dns/spf-record";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import { CheckedInputs, checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
-import { cloudflareSetting } from "./cloudflare-setting";
 import { rememberConfig } from "./configured";
 import { diffByRules } from "./diff";
 import {
@@ -64,6 +66,12 @@ export const claimedRecordProvider: ClaimedRecordProvider = {
   },
 
   async diff(_id: string, olds: ClaimedRecordState, news: ClaimedRecordProps): Promise<dynamic.DiffResult> {
+    // A `cloudflare.DnsRecord` of an earlier version, moved here by its alias: updated once (it
+    // is adopted by its id, written only where it differs), replaced only where a record would be.
+    if (isCloudflareProviderState(olds)) {
+      const rules = diffByRules(olds, news, { replace: ["zoneId", "name", "type"], update: [] });
+      return { ...rules, changes: true, deleteBeforeReplace: true };
+    }
     // The SPF record this stack merged into is no longer one (a refresh found other content in
     // it): nothing of the stack's is left in it, so the stack claims an SPF record anew.
     if (olds.ownership === "merged" && !isSpfRecord(unquoteTxt(olds.publishedContent)))
@@ -86,8 +94,15 @@ export const claimedRecordProvider: ClaimedRecordProvider = {
 
   async create(inputs: ClaimedRecordProps): Promise<Created<ClaimedRecordOutputs>> {
     const api = cloudflareApi();
-    // The zone as it is now, read for this create (and every create that starts with it).
-    const zone = await freshRecordsAt(api, cloudflareAccount(), inputs.zoneId, inputs.name);
+    const account = cloudflareAccount();
+    // A record that takes nothing over is checked against the process's view of the zone (a few
+    // seconds behind, shared by every create of the command: zone-view.ts); one that may take a
+    // record over, against the zone as it is now (read for this create and every create that
+    // starts with it), since destroy puts back what it found.
+    const zone =
+      inputs.policy === "fail"
+        ? (await zoneView(api, account, inputs.zoneId)).filter((record) => sameName(record.name, inputs.name))
+        : await freshRecordsAt(api, account, inputs.zoneId, inputs.name);
     const publisher = publisherOf(inputs);
     const claim = claimFor(inputs, zone, inputs.policy, publisher);
     const inputsOnly = withoutStoredProvider(inputs);
@@ -95,7 +110,9 @@ export const claimedRecordProvider: ClaimedRecordProvider = {
       case "create":
       case "add": {
         refuseOwnRecordInTheWay(inputs, zone, publisher);
-        const made = await api.create(inputs.zoneId, desiredBody(inputs));
+        // In the zone's next batch: one request for the creates under way together.
+        const made = await batchesFor(account).create(inputs.zoneId, desiredBody(inputs));
+        await viewAdded(account, inputs.zoneId, made);
         return claimed(made, { ...inputsOnly, ownership: "created" });
       }
       case "adopt":
@@ -140,18 +157,25 @@ export const claimedRecordProvider: ClaimedRecordProvider = {
     id: string,
     state: ClaimedRecordState,
   ): Promise<ReadAnswer<ClaimedRecordInputs, ClaimedRecordOutputs>> {
-    const record = await cloudflareApi().get(state.zoneId, id);
+    // From the process's view of the zone: a refresh's reads, sent all at once, share one read of it.
+    const record = await recordById(cloudflareApi(), cloudflareAccount(), state.zoneId, id);
     if (!record) return { id: undefined, props: {} };
     // Moved, remade or re-marked by the user: theirs now, as destroy treats it. Gone from the
     // stack's view, so the next `up` claims the name anew (under its policy) instead of writing
     // the stack's record back over the user's.
-    const moved = noLongerThisStacks(record, state, state.ownership);
+    const legacy = isCloudflareProviderState(state);
+    const moved = legacy ? notAsWritten(record, state) : noLongerThisStacks(record, state, state.ownership);
     if (moved) {
       log.warn(
         `${state.type} record ${state.name} (id ${id}) is no longer this stack's: ${moved}. It is left as it is, and ` +
           "the next `pulumi up` claims the name anew.",
       );
       return { id: undefined, props: {} };
+    }
+    // Still as the Cloudflare provider left it (the next `up` takes it on): only what it holds read.
+    if (legacy) {
+      const props = { ...withoutStoredProvider(state), content: record.content, proxied: record.proxied };
+      return { id, props, inputs: props } as unknown as ReadAnswer<ClaimedRecordInputs, ClaimedRecordOutputs>;
     }
     const { publishedProxied: _before, ...kept } = withoutStoredProvider(state);
     const outs: ClaimedRecordOutputs = {
@@ -175,6 +199,8 @@ export const claimedRecordProvider: ClaimedRecordProvider = {
           "claimed again by the next `pulumi up`).",
       );
     }
+    if (isCloudflareProviderState(olds))
+      return adoptMadeRecord(api, id, current, withoutStoredProvider(news));
     const moved = noLongerThisStacks(current, olds, olds.ownership);
     if (moved) {
       throw new Error(
@@ -205,13 +231,23 @@ export const claimedRecordProvider: ClaimedRecordProvider = {
     return { outs: { ...state, ...inputsOnly, ownership, publishedContent: written.content } };
   },
 
-  async delete(id: string, state: ClaimedRecordState): Promise<void> {
-    if (state.ownership === "adopted") return; // the user's record, as they had it
+  async delete(id: string, stored: ClaimedRecordState): Promise<void> {
+    if (stored.ownership === "adopted") return; // the user's record, as they had it
+    const legacy = isCloudflareProviderState(stored);
+    // A `cloudflare.DnsRecord` moved here and replaced before its first update: one this stack made.
+    const state: ClaimedRecordState = legacy ? { ...stored, ownership: "created" } : stored;
     const api = cloudflareApi();
-    const current = await api.get(state.zoneId, id);
+    const account = cloudflareAccount();
+    // A record published under "fail" (a `cloudflare.DnsRecord` before, deleted by id unlooked)
+    // is looked at in the process's view of the zone, which a destroy's deletes share; any other,
+    // as it is now, as every policy's record always was.
+    const viewed = state.ownership === "created" && (legacy || state.policy === "fail");
+    const current = viewed
+      ? await recordById(api, account, state.zoneId, id)
+      : await api.get(state.zoneId, id);
     if (!current) return; // deleted by someone since: nothing to delete or put back
     // Only what is still this stack's: a record the user moved or remade is theirs now.
-    const moved = noLongerThisStacks(current, state, state.ownership);
+    const moved = legacy ? notAsWritten(current, state) : noLongerThisStacks(current, state, state.ownership);
     if (moved) {
       log.warn(
         `${state.type} record ${state.name} (id ${id}) was left as it is: ${moved}, so it is no longer what this stack ` +
@@ -221,7 +257,9 @@ export const claimedRecordProvider: ClaimedRecordProvider = {
     }
     switch (state.ownership) {
       case "created":
-        await api.remove(state.zoneId, id);
+        // In the zone's next batch: one request for the deletes under way together.
+        await batchesFor(account).remove(state.zoneId, id);
+        await viewRemoved(account, state.zoneId, id);
         return;
       case "overwritten": {
         if (!state.original) return;
@@ -256,12 +294,4 @@ async function unmerge(api: DnsRecordsApi, state: ClaimedRecordOutputs, id: stri
       : quoteTxt(unmerged);
   if (unquoteTxt(content) === unquoteTxt(current.content)) return;
   await api.replace(state.zoneId, id, { ...bodyOf(current), content });
-}
-
-function cloudflareAccount(): { baseUrl: string; apiToken: string } {
-  return { baseUrl: cloudflareSetting("baseUrl"), apiToken: cloudflareSetting("apiToken") };
-}
-
-function cloudflareApi(): DnsRecordsApi {
-  return dnsRecordsApi(cloudflareAccount());
 }

@@ -12,6 +12,7 @@ import {
 import { ttlProblem, zoneIdProblem } from "./cloudflare-inputs";
 
 export const CLAIM_POLICIES = [
+  "fail",
   "adopt",
   "overwrite",
   "merge",

@@ -1,5 +1,11 @@
 import { startEmulator } from "../../emulator";
-import { CommandCounts, idealZoneReads, measureZoneScale, ZoneScaleResult } from "../../bench/zone-scale";
+import {
+  CommandCounts,
+  idealZoneReads,
+  measureZoneScale,
+  ZONE_SCALE_PARALLEL,
+  ZoneScaleResult,
+} from "../../bench/zone-scale";
 
 /**
  * Many domains in one zone (bench/zone-scale.ts), at sizes a test can afford: what each command
@@ -38,12 +44,11 @@ describe("bench: 20 domains in one zone", () => {
   it("reads the zone once per program run, at the ideal for its size", () => {
     // Before the update: nothing in the zone (one empty page); after: 100 records, 2 pages and the empty one.
     expect(command(result, "preview").cloudflareReads).toEqual([1]);
-    // The update also reads each new domain's names just before its records are written (one
-    // empty page each): a record added since the run's first read is refused, never doubled.
-    expect(command(result, "up")).toMatchObject({
-      cloudflareReads: [1, 1 + 20],
-      idealCloudflareReads: 1 + 20,
-    });
+    // The records' provider reads the zone (whole, one page) for its creates' checks: a read of the
+    // last few seconds serves them all, where the program once read each new domain's names again.
+    const up = command(result, "up");
+    expect(up.cloudflareReads[0]).toBe(1);
+    expect(up.cloudflareReads[1]).toBeLessThanOrEqual(3);
     expect(command(result, "up, no change")).toMatchObject({
       cloudflareReads: [2, 2],
       idealCloudflareReads: idealZoneReads(100, 20),
@@ -66,27 +71,30 @@ describe("bench: 20 domains in one zone", () => {
     for (const name of ["preview", "up, no change", "destroy"]) expect(lists(name)).toBe(0);
   });
 
-  it("spends of Cloudflare's account-wide limit 6N + 2 for a fresh up, 5N for a refresh and a destroy", () => {
-    // Each record is one request to write, read and delete (the Cloudflare provider's cost), and a
-    // new domain's names are read again before its records are written: 1,000 domains are 6,002
-    // requests of the 1,200 an account has per 5 minutes (issue 39).
-    const total = (name: string) => command(result, name).cloudflareTotal;
-    expect(total("up")).toBe(6 * 20 + 2);
-    expect(total("up, no change")).toBe(4);
-    expect(total("refresh")).toBe(5 * 20);
-    expect(total("destroy")).toBe(5 * 20);
+  it("spends of Cloudflare's account-wide limit about 5N/P for a fresh up and a destroy, and a read or two for a refresh", () => {
+    // The records are written and deleted in batches: the engine runs `--parallel` (P = 8 here)
+    // operations at once, so a batch holds at most P records, and 5N records take at least 5N/P
+    // batches. Gathering is by time (50 ms quiet), so a busy machine may split a batch: at most
+    // twice that is allowed, still far under one request a record (the Cloudflare provider's 5N).
+    const batches = Math.ceil((5 * 20) / ZONE_SCALE_PARALLEL);
+    for (const name of ["up", "destroy"]) {
+      const counts = command(result, name);
+      expect(counts.cloudflareOther).toBeGreaterThanOrEqual(batches);
+      expect(counts.cloudflareOther).toBeLessThanOrEqual(2 * batches);
+      expect(counts.cloudflareTotal).toBeLessThanOrEqual(2 * batches + 5);
+    }
+    expect(command(result, "up, no change").cloudflareTotal).toBe(4);
+    // A refresh's reads are served by one read of the zone (100 records: one page) for all of them.
+    expect(command(result, "refresh").cloudflareTotal).toBeLessThanOrEqual(2);
     // The emulator answers a command within seconds: all of it falls in one 5-minute window.
     for (const counts of result.commands)
       expect(counts.cloudflareMostIn5Minutes).toBe(counts.cloudflareTotal);
   });
 
-  it("writes each record once and reads nothing else of Cloudflare in this package's code", () => {
-    expect(command(result, "up").cloudflareOther).toBe(20 * 5);
-    expect(command(result, "destroy").cloudflareOther).toBe(20 * 5);
-    // A refresh reads each cloudflare.DnsRecord by id: the Cloudflare provider's own cost.
-    const refresh = command(result, "refresh");
-    expect(refresh.cloudflareOther).toBe(refresh.cloudflareReadsById);
-    expect(refresh.cloudflareReads).toEqual([0]);
+  it("writes records only in batches, and reads none by id", () => {
+    for (const name of ["up", "destroy", "refresh"])
+      expect(command(result, name).cloudflareReadsById).toBe(0);
+    expect(command(result, "refresh").cloudflareOther).toBe(0);
   });
 });
 

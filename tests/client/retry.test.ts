@@ -117,7 +117,9 @@ describe("isRetryable", () => {
 describe("heardRetryAfter", () => {
   it("caps a long Retry-After, or does not hear it, as the plan says", () => {
     expect(heardRetryAfter(90_000, emailApiWaits)).toBe(90_000);
-    expect(heardRetryAfter(90_000, cloudflareClientRetry)).toBe(60_000);
+    // Cloudflare's block lasts to its 5-minute window's end: heard up to that, no longer.
+    expect(heardRetryAfter(290_000, cloudflareClientRetry)).toBe(290_000);
+    expect(heardRetryAfter(900_000, cloudflareClientRetry)).toBe(300_000);
     expect(heardRetryAfter(59_000, cloudflareProviderRetry)).toBe(59_000);
     expect(heardRetryAfter(60_000, cloudflareProviderRetry)).toBeUndefined();
     expect(heardRetryAfter(undefined, cloudflareClientRetry)).toBeUndefined();
@@ -159,8 +161,8 @@ describe("waitBeforeRetry", () => {
   });
 
   it("gives the Cloudflare client's whole wait or none", () => {
-    expect(waitBeforeRetry(6, cloudflareClientRetry, () => 0, undefined, 51_999)).toBe(8000);
-    expect(waitBeforeRetry(6, cloudflareClientRetry, () => 0, undefined, 52_000)).toBeUndefined();
+    expect(waitBeforeRetry(6, cloudflareClientRetry, () => 0, undefined, 321_999)).toBe(8000);
+    expect(waitBeforeRetry(6, cloudflareClientRetry, () => 0, undefined, 322_000)).toBeUndefined();
   });
 
   it("has no time limit for the Cloudflare provider", () => {

@@ -6,7 +6,7 @@ import { startEmulator } from "../../emulator";
 import { runUnderMocks } from "../../packaging/program-under-mocks";
 import { providerLoaderText } from "../../provider/dynamic/loader";
 import { useEmulator } from "../support/emulator";
-import { DNS_RECORD_TYPE, runProgram } from "../../testing";
+import { CLAIMED_RECORD_TYPE, runProgram } from "../../testing";
 
 /**
  * The examples users copy, run as Pulumi would run them (their dynamic resources executed through
@@ -124,7 +124,7 @@ describe("examples/basic", () => {
         { address: "*@", mode: "Hold", spamMode: "Mark" },
       ],
     });
-    expect(run.ofType(DNS_RECORD_TYPE)).toHaveLength(5);
+    expect(run.ofType(CLAIMED_RECORD_TYPE)).toHaveLength(5);
     expect(
       emulator()
         .state.routes.map((r) => r.name)

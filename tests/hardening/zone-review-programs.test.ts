@@ -237,28 +237,26 @@ describe("a renamed stack (emailDelivery:formerStackNames) that then gives a rec
       }),
     );
     const claimed = renamed.get("email-delivery:ClaimedDnsRecord", "mail-dmarc");
-    // Expected, as for a stack that was not renamed: "the zone already holds … which no resource of
-    // this stack holds", nothing changed. Now: ownership "overwritten" with the stack's own record as
-    // the "original" to restore, and the engine then deletes the old DnsRecord, which is that very record.
-    expect(claimed.state?.ownership).not.toBe("overwritten");
-    expect(messages(renamed)).toContain("which no resource of this stack holds");
+    // The record was a `ClaimedDnsRecord` under "fail" already: a new policy changes nothing of the
+    // record the stack holds (it is the stack's, made by it), so nothing is taken over as a stranger's.
+    expect(claimed.state?.ownership).toBe("created");
+    expect(messages(renamed)).toBe("");
     await destroyRun(renamed, live({ stack: "stage" }));
     await destroyRun(first, live({ stack: "staging" }));
   });
 });
 
 describe('a record the stack published under the default policy ("fail"), which the user has since taken for their own', () => {
-  // Decided, and said in docs/existing-records.md: a "fail" record is the Cloudflare provider's
-  // `cloudflare.DnsRecord`, which `pulumi destroy` deletes by id whatever it has become. Only
-  // claimed records (a policy other than "fail") are given up once the user has taken them back.
-  it("is deleted by destroy, as the Cloudflare provider deletes its records by id (docs/existing-records.md warns against reusing them)", async () => {
+  // A "fail" record is a `ClaimedDnsRecord` now (it was a `cloudflare.DnsRecord`, which destroy
+  // deleted by id whatever it had become): destroy gives it up once the user has taken it back.
+  it("is left as the user made it by destroy, as every record the stack holds", async () => {
     const name = freshName();
     const up = await runProgram(() => {
       domain("mail", name);
       return {};
     }, live());
     expect(messages(up)).toBe("");
-    const returnPath = up.get("cloudflare:index/dnsRecord:DnsRecord", "mail-return-path");
+    const returnPath = up.get("pulumi-nodejs:dynamic/email-delivery:ClaimedDnsRecord", "mail-return-path");
     // The user reuses the record for a web server of theirs: another name, another type, their comment.
     const www = `www.${name}`;
     await cloudflare("PUT", `/${returnPath.id}`, {
@@ -270,6 +268,8 @@ describe('a record the stack published under the default policy ("fail"), which 
       comment: "web server",
     });
     await destroyRun(up, live());
-    expect(await cloudflare("GET", `?name.exact=${encodeURIComponent(www)}`)).toEqual([]);
+    expect(await cloudflare("GET", `?name.exact=${encodeURIComponent(www)}`)).toEqual([
+      expect.objectContaining({ id: returnPath.id, type: "A", comment: "web server" }),
+    ]);
   });
 });

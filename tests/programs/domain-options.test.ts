@@ -1,7 +1,7 @@
 import { Domain, Route } from "../../provider";
 import { publishRecords } from "../support/cloudflare";
 import { uniqueDomain, useEmulator } from "../support/emulator";
-import { DNS_RECORD_TYPE, runProgram } from "../../testing";
+import { CLAIMED_RECORD_TYPE, runProgram } from "../../testing";
 
 /** The Domain component's options, run live against the emulator (and one preview). */
 describe("Domain options", () => {
@@ -31,7 +31,7 @@ describe("Domain options", () => {
     expect(run.outputs).toEqual({ verified: true, records: 5 });
     expect(
       run
-        .ofType(DNS_RECORD_TYPE)
+        .ofType(CLAIMED_RECORD_TYPE)
         .map((r) => r.name)
         .sort(),
     ).toEqual(["fresh-dkim", "fresh-mx-0", "fresh-mx-1", "fresh-return-path", "fresh-spf"]);
@@ -55,7 +55,7 @@ describe("Domain options", () => {
     );
     expect(run.errors).toEqual([]);
     expect(run.outputs).toEqual({ domainId: existing.id, dnsRecords: [] });
-    expect(run.ofType(DNS_RECORD_TYPE)).toEqual([]);
+    expect(run.ofType(CLAIMED_RECORD_TYPE)).toEqual([]);
     expect(emulator().state.domains.filter((d) => d.name === name)).toHaveLength(1);
   });
 
@@ -74,7 +74,7 @@ describe("Domain options", () => {
     );
     expect(run.errors).toEqual([]);
     expect(run.outputs).toEqual({ verified: true, dkimStatus: "OK" });
-    expect(run.ofType(DNS_RECORD_TYPE)).toEqual([]);
+    expect(run.ofType(CLAIMED_RECORD_TYPE)).toEqual([]);
   });
 
   it("verification: false: no waiting; routes are created at once", async () => {
@@ -110,9 +110,9 @@ describe("Domain options", () => {
       },
       { mode: "preview", emulator: emulator() },
     );
-    for (const record of run.ofType(DNS_RECORD_TYPE))
+    for (const record of run.ofType(CLAIMED_RECORD_TYPE))
       expect(record.inputs.comment).toBe("pulumi email-delivery/test");
-    expect(run.ofType(DNS_RECORD_TYPE)).toHaveLength(3);
+    expect(run.ofType(CLAIMED_RECORD_TYPE)).toHaveLength(3);
   });
 
   it("passes verification.maxPollIntervalSeconds to the verification, and refuses a bad one at preview", async () => {

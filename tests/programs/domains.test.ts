@@ -2,7 +2,7 @@ import { Emulator } from "../../emulator";
 import { Domain, DomainArgs, Route } from "../../provider";
 import { unquoteTxt } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
-import { DNS_RECORD_TYPE, ProgramRun, Registration, runProgram, UNKNOWN_MARKER } from "../../testing";
+import { CLAIMED_RECORD_TYPE, ProgramRun, Registration, runProgram, UNKNOWN_MARKER } from "../../testing";
 
 /**
  * The program the issue describes, under `setMocks`: two domains (one publishing its records in
@@ -142,12 +142,13 @@ describe("program: two domains and routes, preview", () => {
     expect(run.get(SERVICE_DOMAIN, "secondary").inputs).toMatchObject({ name: names.secondary });
 
     // SPF, DKIM and return path are declared up front; MX records wait for the service's answer.
-    const records = run.ofType(DNS_RECORD_TYPE);
+    const records = run.ofType(CLAIMED_RECORD_TYPE);
     expect(records.map((r) => r.name).sort()).toEqual(["primary-dkim", "primary-return-path", "primary-spf"]);
     const component = run.get(COMPONENT_TYPE, "primary");
     for (const record of records) {
       expect(record.parent).toBe(component.urn);
-      expect(record.inputs.proxied).toBe(false);
+      // Written unproxied by the records' provider: mail names must resolve to the service.
+      expect(record.inputs.policy).toBe("fail");
       // Name and content come from the service; everything else is known before the domain exists.
       expect(record.inputs).toMatchObject({
         name: UNKNOWN_MARKER,
@@ -157,9 +158,9 @@ describe("program: two domains and routes, preview", () => {
         comment: expect.stringMatching(/^pulumi email-delivery\/staging: email /),
       });
     }
-    expect(run.get(DNS_RECORD_TYPE, "primary-spf").inputs.type).toBe("TXT");
-    expect(run.get(DNS_RECORD_TYPE, "primary-dkim").inputs.type).toBe("TXT");
-    expect(run.get(DNS_RECORD_TYPE, "primary-return-path").inputs.type).toBe("CNAME");
+    expect(run.get(CLAIMED_RECORD_TYPE, "primary-spf").inputs.type).toBe("TXT");
+    expect(run.get(CLAIMED_RECORD_TYPE, "primary-dkim").inputs.type).toBe("TXT");
+    expect(run.get(CLAIMED_RECORD_TYPE, "primary-return-path").inputs.type).toBe("CNAME");
 
     const verification = run.get(VERIFICATION, "primary-verification");
     expect(verification.inputs).toMatchObject({
@@ -225,32 +226,36 @@ describe("program: two domains and routes, live, 2048-bit DKIM", () => {
   });
 
   it("registers one DnsRecord per record with the arguments Cloudflare keeps as sent", () => {
-    const records = run.ofType(DNS_RECORD_TYPE);
+    const records = run.ofType(CLAIMED_RECORD_TYPE);
     expect(records.map((r) => r.name).sort()).toEqual([...recordNames].sort());
     const zoneId = emulator().cloudflare.zones[0].id;
     const dkimHost = (run.outputs.dnsRecords as { purpose: string; name: string }[]).find(
       (r) => r.purpose === "dkim",
     )!.name;
 
-    expect(run.get(DNS_RECORD_TYPE, "primary-spf").inputs).toEqual({
+    expect(run.get(CLAIMED_RECORD_TYPE, "primary-spf").inputs).toEqual({
       zoneId,
       name: names.primary,
       type: "TXT",
       content: '"v=spf1 a mx include:spf.postal.example.com ~all"',
       ttl: 300,
-      proxied: false,
       comment: comment("staging", "spf"),
+      purpose: "spf",
+      policy: "fail",
+      owner: "email-delivery/staging",
     });
-    expect(run.get(DNS_RECORD_TYPE, "primary-return-path").inputs).toEqual({
+    expect(run.get(CLAIMED_RECORD_TYPE, "primary-return-path").inputs).toEqual({
       zoneId,
       name: `psrp.${names.primary}`,
       type: "CNAME",
       content: "rp.postal.example.com",
       ttl: 300,
-      proxied: false,
       comment: comment("staging", "return path"),
+      purpose: "return_path",
+      policy: "fail",
+      owner: "email-delivery/staging",
     });
-    const mx = ["primary-mx-0", "primary-mx-1"].map((name) => run.get(DNS_RECORD_TYPE, name).inputs);
+    const mx = ["primary-mx-0", "primary-mx-1"].map((name) => run.get(CLAIMED_RECORD_TYPE, name).inputs);
     expect(mx).toEqual([
       expect.objectContaining({
         name: names.primary,
@@ -266,16 +271,16 @@ describe("program: two domains and routes, live, 2048-bit DKIM", () => {
       }),
     ]);
     for (const args of mx)
-      expect(args).toMatchObject({ ttl: 300, proxied: false, comment: comment("staging", "mx") });
+      expect(args).toMatchObject({ ttl: 300, policy: "fail", comment: comment("staging", "mx") });
 
     // A 2048-bit key makes the DKIM value longer than one TXT string: sent split, ≤255 bytes each.
-    const dkim = run.get(DNS_RECORD_TYPE, "primary-dkim").inputs;
+    const dkim = run.get(CLAIMED_RECORD_TYPE, "primary-dkim").inputs;
     expect(dkim).toMatchObject({
       zoneId,
       name: dkimHost.toLowerCase(),
       type: "TXT",
       ttl: 300,
-      proxied: false,
+      policy: "fail",
     });
     const strings = txtStrings(String(dkim.content));
     expect(strings.length).toBeGreaterThan(1);
@@ -285,7 +290,7 @@ describe("program: two domains and routes, live, 2048-bit DKIM", () => {
 
   it("wrote exactly those records to the Cloudflare stand-in, stored as sent", () => {
     const stored = emulator().state.cloudflare.records;
-    for (const record of run.ofType(DNS_RECORD_TYPE)) {
+    for (const record of run.ofType(CLAIMED_RECORD_TYPE)) {
       const match = stored.find((s) => s.id === record.id)!;
       expect(match).toMatchObject({
         name: record.inputs.name,
@@ -298,7 +303,7 @@ describe("program: two domains and routes, live, 2048-bit DKIM", () => {
       });
     }
     expect(run.outputs.recordIds).toEqual(
-      expect.arrayContaining(run.ofType(DNS_RECORD_TYPE).map((r) => r.id)),
+      expect.arrayContaining(run.ofType(CLAIMED_RECORD_TYPE).map((r) => r.id)),
     );
     // The secondary domain publishes nothing.
     expect(stored.filter((s) => s.name.endsWith(names.secondary))).toEqual([]);
@@ -307,7 +312,7 @@ describe("program: two domains and routes, live, 2048-bit DKIM", () => {
 
   it("orders the work: records before the verification, the verification before the routes", () => {
     const verification = run.get(VERIFICATION, "primary-verification");
-    for (const record of run.ofType(DNS_RECORD_TYPE)) {
+    for (const record of run.ofType(CLAIMED_RECORD_TYPE)) {
       expect(run.dependsOn(verification, record)).toBe(true);
       expect(verification.seq).toBeGreaterThan(record.doneSeq!);
     }

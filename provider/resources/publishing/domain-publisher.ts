@@ -30,6 +30,9 @@ import { ZoneSurvey } from "./zone-survey";
 
 export type { PublishOptions } from "./domain-records";
 
+/** The Cloudflare provider's record type, which an earlier version declared every record as. */
+const CLOUDFLARE_DNS_RECORD = "cloudflare:index/dnsRecord:DnsRecord";
+
 /** The records published for a domain, and what to give `dependsOn` to wait for all of them. */
 export interface PublishedRecords {
   records: pulumi.Output<pulumi.CustomResource[]>;
@@ -51,10 +54,9 @@ export interface PublishedRecords {
  *    name, the records the policies do not allow for fail, all of them in one error
  *    (zone-conflicts.ts). Its `ready` goes to the service domain's `dependsOn` (and the records'),
  *    so `pulumi preview` fails and `up` makes nothing.
- * 3. **`publish(answer)`**, with the service's records: one child per record, each as its policy
- *    says. A record whose policy is "fail" is a `cloudflare.DnsRecord`, checked against the zone
- *    once its name is known; any other policy makes it a `ClaimedDnsRecord`, which acts on the zone
- *    itself. Every record carries the stack's ownership mark.
+ * 3. **`publish(answer)`**, with the service's records: one `ClaimedDnsRecord` per record, which
+ *    carries out its policy on the zone itself (see `declare`), checked against the zone once its
+ *    name is known. Every record carries the stack's ownership mark.
  */
 export class DomainPublisher {
   /** Resolves once every zone check of the Domain has passed (`checkZone`). */
@@ -62,6 +64,8 @@ export class DomainPublisher {
   private readonly policies: ExistingRecordPolicies;
   private readonly config: PublishingConfig;
   private readonly survey: ZoneSurvey;
+  /** Whether this package writes the Domain's records itself, with the default provider's token. */
+  private writesItself = false;
 
   constructor(
     private readonly component: string,
@@ -163,39 +167,36 @@ export class DomainPublisher {
     } catch (error) {
       throw fail((error as Error).message);
     }
-    const claimedProblem = claimedRecordsProblem(
-      policies.claimed(),
-      settings.provider ?? parent.getProvider("cloudflare:index/dnsRecord:DnsRecord"),
-      pulumi.runtime.getConfig("cloudflare:apiToken") ?? process.env.CLOUDFLARE_API_TOKEN,
-    );
+    const provider = settings.provider ?? parent.getProvider(CLOUDFLARE_DNS_RECORD);
+    const token = pulumi.runtime.getConfig("cloudflare:apiToken") ?? process.env.CLOUDFLARE_API_TOKEN;
+    const claimedProblem = claimedRecordsProblem(policies.claimed(), provider, token);
     if (claimedProblem) throw fail(claimedProblem);
+    this.writesItself = claimedRecordsProblem(["fail"], provider, token) === undefined;
     return policies;
   }
 
-  /** One record, as its policy says. */
+  /**
+   * One record, as its policy says. Under "fail", a `ClaimedDnsRecord` too (its provider writes in
+   * batches: a thousand domains' records fit Cloudflare's account limit), aliased from the
+   * `cloudflare.DnsRecord` an earlier version declared, so a stack's records are taken on, never
+   * made again. A `cloudflare.DnsRecord` still where the package cannot write itself: with a
+   * Cloudflare provider of the program's (its token is not the package's to read), without an API
+   * token (an API key), or for a record type only the Cloudflare provider can hold.
+   */
   private declare(record: DomainRecord): pulumi.CustomResource {
     const policy = this.policies.of(record.purpose);
-    return policy === "fail" ? this.cloudflareRecord(record) : this.claimedRecord(record, policy);
+    if (policy !== "fail") return this.claimedRecord(record, policy);
+    if (!this.writesItself || !isPublishedType(record.type) || !isRecordPurpose(record.purpose))
+      return this.cloudflareRecord(record);
+    return this.claimedRecord(record, "fail", {
+      dependsOn: this.zoneChecked(record, { writing: false }),
+      aliases: [{ type: CLOUDFLARE_DNS_RECORD }],
+    });
   }
 
-  /**
-   * A `cloudflare.DnsRecord`, checked against the zone once its name and content are known (at
-   * preview for a domain that exists; at up for a new one, whose names `checkZone` checked as far
-   * as they were known), after `checkZone`: when that failed, this fails with the same error
-   * (reported once). The check is a dependency, not an input: an input's failure would be reported
-   * again, as "error serializing property …".
-   */
-  private cloudflareRecord({ resourceName, purpose, type, fields }: DomainRecord): cloudflare.DnsRecord {
-    const checked = pulumi
-      .all([this.settings.zoneId, fields, this.ready])
-      .apply(async ([zoneId, known]): Promise<pulumi.Resource[]> => {
-        const planned = { ...plannedFrom(known, type), purpose };
-        await reportTogether(this.component, this.parent, async () => {
-          const claim = await this.survey.check(zoneId, planned, { writing: true });
-          return claim.action === "refuse" ? [this.conflict(planned, claim.problem)] : [];
-        });
-        return [];
-      });
+  /** A `cloudflare.DnsRecord`, written by the Cloudflare provider (see `declare`). */
+  private cloudflareRecord(record: DomainRecord): cloudflare.DnsRecord {
+    const { resourceName, purpose, type, fields } = record;
     // Deleted first when replaced: Cloudflare refuses a second record identical to one that exists.
     return new cloudflare.DnsRecord(
       resourceName,
@@ -204,15 +205,39 @@ export class DomainPublisher {
         parent: this.parent,
         provider: this.settings.provider,
         deleteBeforeReplace: true,
-        dependsOn: checked,
+        dependsOn: this.zoneChecked(record, { writing: true }),
       },
     );
+  }
+
+  /**
+   * The record checked against the zone once its name and content are known (at preview for a
+   * domain that exists; at up for a new one), after `checkZone`: when that failed, this fails with
+   * the same error (reported once). A dependency, not an input: an input's failure would be
+   * reported again, as "error serializing property …". `writing`: confirmed at the zone as it is
+   * now (a `cloudflare.DnsRecord` writes unchecked; a `ClaimedDnsRecord` checks before it writes).
+   */
+  private zoneChecked(
+    { purpose, type, fields }: DomainRecord,
+    { writing }: { writing: boolean },
+  ): pulumi.Output<pulumi.Resource[]> {
+    return pulumi
+      .all([this.settings.zoneId, fields, this.ready])
+      .apply(async ([zoneId, known]): Promise<pulumi.Resource[]> => {
+        const planned = { ...plannedFrom(known, type), purpose };
+        await reportTogether(this.component, this.parent, async () => {
+          const claim = await this.survey.check(zoneId, planned, { writing });
+          return claim.action === "refuse" ? [this.conflict(planned, claim.problem)] : [];
+        });
+        return [];
+      });
   }
 
   /** A `ClaimedDnsRecord`, which carries out `policy` on the zone itself. */
   private claimedRecord(
     { resourceName, purpose, type, fields }: DomainRecord,
     policy: ClaimPolicy,
+    options: pulumi.CustomResourceOptions = {},
   ): ClaimedDnsRecord {
     // Only the purposes a policy names get one other than "fail"; their types are the service's.
     if (!isPublishedType(type) || !isRecordPurpose(purpose)) {
@@ -234,7 +259,7 @@ export class DomainPublisher {
         // Only when there are any: a stack never renamed keeps the inputs it always had.
         ...(publisher.formerStacks?.length ? { formerStacks: [...publisher.formerStacks] } : {}),
       },
-      { parent: this.parent },
+      { ...options, parent: this.parent },
     );
   }
 

@@ -1,0 +1,54 @@
+/**
+ * How the claimed-record provider reaches Cloudflare: the default provider's account, one
+ * `RecordBatches` per account for the process (every resource's creates and deletes gather
+ * there), and records looked up in the process's view of a zone (zone-view.ts).
+ */
+import { dnsRecordsApi, DnsRecordsApi } from "../cloudflare/dns-records";
+import { accountZoneKey } from "../cloudflare/fresh-zone-reads";
+import { RecordBatches } from "../cloudflare/record-batches";
+import type { ZoneRecord } from "../cloudflare/zone-record";
+import { zoneView } from "../cloudflare/zone-view";
+import { cloudflareSetting } from "./cloudflare-setting";
+
+/** A Cloudflare account: its API's base URL and token. */
+export interface CloudflareAccount {
+  baseUrl: string;
+  apiToken: string;
+}
+
+export function cloudflareAccount(): CloudflareAccount {
+  return { baseUrl: cloudflareSetting("baseUrl"), apiToken: cloudflareSetting("apiToken") };
+}
+
+export function cloudflareApi(): DnsRecordsApi {
+  return dnsRecordsApi(cloudflareAccount());
+}
+
+/** One `RecordBatches` per Cloudflare account in this process: every resource's writes gather there. */
+const batches = new Map<string, RecordBatches>();
+
+export function batchesFor(account: CloudflareAccount): RecordBatches {
+  const key = accountZoneKey(account, "");
+  let found = batches.get(key);
+  if (!found) batches.set(key, (found = new RecordBatches(dnsRecordsApi(account))));
+  return found;
+}
+
+export function sameName(a: string, b: string): boolean {
+  return a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
+}
+
+/**
+ * The record `id` from the process's view of the zone; one the view does not hold is looked up by
+ * its id before it is taken for gone (a zone of more than one page is read with offset paging, in
+ * which a record can slip past a page while another is deleted).
+ */
+export async function recordById(
+  api: DnsRecordsApi,
+  account: CloudflareAccount,
+  zoneId: string,
+  id: string,
+): Promise<ZoneRecord | undefined> {
+  const zone = await zoneView(api, account, zoneId);
+  return zone.find((record) => record.id === id) ?? (await api.get(zoneId, id));
+}
