@@ -68,7 +68,7 @@ export const emailApiWaits: WaitRules = {
  * The package's own Cloudflare DNS-records client (the records a `Domain` publishes): 0.25 s
  * doubling to 8 s, 12 requests at most. A 429 is Cloudflare's account-wide limit, which blocks
  * every request to the end of its 5-minute window and says so in `Retry-After`: that wait is
- * taken as asked (up to the window, 5 minutes), and refused requests do not count, so a command
+ * taken as asked (within the budget: 5.5 minutes), and refused requests do not count, so a command
  * that meets the limit (another stack of the account spent it) waits it out instead of failing.
  */
 export const cloudflareClientRetry: RetryPlan = {
@@ -77,7 +77,8 @@ export const cloudflareClientRetry: RetryPlan = {
   maxDelayMs: 8000,
   budgetMs: 330_000,
   jitter: "none",
-  retryAfterMaxMs: 300_000,
+  // Capped at the budget: a longer one (never Cloudflare's) does not fit, so the call gives up at once.
+  retryAfterMaxMs: 330_000,
   longRetryAfter: "cap",
   refusalsAreFree: true,
 };

@@ -21,6 +21,6 @@ export const TYPE_TOKENS = {
   Route: dynamicTypeToken("Route"),
   DomainVerification: dynamicTypeToken("DomainVerification"),
   ClaimedDnsRecord: dynamicTypeToken("ClaimedDnsRecord"),
-  /** The Cloudflare provider's record, which a `Domain` publishes its records as. */
+  /** The Cloudflare provider's record: a `Domain`'s where the package cannot write them itself. */
   DnsRecord: "cloudflare:index/dnsRecord:DnsRecord",
 } as const;

@@ -119,7 +119,7 @@ describe("heardRetryAfter", () => {
     expect(heardRetryAfter(90_000, emailApiWaits)).toBe(90_000);
     // Cloudflare's block lasts to its 5-minute window's end: heard up to that, no longer.
     expect(heardRetryAfter(290_000, cloudflareClientRetry)).toBe(290_000);
-    expect(heardRetryAfter(900_000, cloudflareClientRetry)).toBe(300_000);
+    expect(heardRetryAfter(900_000, cloudflareClientRetry)).toBe(330_000);
     expect(heardRetryAfter(59_000, cloudflareProviderRetry)).toBe(59_000);
     expect(heardRetryAfter(60_000, cloudflareProviderRetry)).toBeUndefined();
     expect(heardRetryAfter(undefined, cloudflareClientRetry)).toBeUndefined();

@@ -73,6 +73,8 @@ describe("the root project", () => {
         "emailDelivery:baseUrl": emulator().emailApi.url,
         "emailDelivery:dnsResolver": emulator().dns.address,
         "emailDelivery:dnsNameservers": emulator().dns.address,
+        // The Domain's records are written by the package's provider, with this setting.
+        "cloudflare:baseUrl": emulator().cloudflare.url,
       },
     });
     expect(run.errors).toEqual([]);

@@ -173,10 +173,11 @@ describe("a lost answer", () => {
     const news = inputs({ name, policy: "overwrite" });
     emulator().faults.set([
       // The provider's own read of the zone passes; the create is made but its answer is lost; the
-      // lookup after it is refused for longer than the client's budget (Retry-After > 60 s).
+      // lookup after it is refused for longer than the client's budget (Retry-After > 330 s). The
+      // create goes in the zone's batch, and a batch's lost answer is looked up in the whole zone.
       { endpoints: "cloudflare:dns_records.list", times: 1 },
-      { endpoints: "cloudflare:dns_records.create", commitThenDropRate: 1, times: 1 },
-      { endpoints: "cloudflare:dns_records.list", rate429: 1, retryAfterSeconds: 61, times: 1 },
+      { endpoints: "cloudflare:dns_records.batch", commitThenDropRate: 1, times: 1 },
+      { endpoints: "cloudflare:dns_records.list", rate429: 1, retryAfterSeconds: 331, times: 1 },
     ]);
     const first = await provider.create(news).catch((error: unknown) => error as Error);
     expect(first).toBeInstanceOf(Error);
@@ -204,7 +205,7 @@ describe("a lost answer to the write that takes over the user's record", () => {
     emulator().faults.set([
       { endpoints: "cloudflare:dns_records.list", times: 1 },
       { endpoints: "cloudflare:dns_records.update", commitThenDropRate: 1, times: 1 },
-      { endpoints: "cloudflare:dns_records.update", rate429: 1, retryAfterSeconds: 61, times: 1 },
+      { endpoints: "cloudflare:dns_records.update", rate429: 1, retryAfterSeconds: 331, times: 1 },
     ]);
 
   /**

@@ -63,7 +63,7 @@ describe("policies over a program's preview", () => {
       {
         policy: "email-spf-record",
         reason: "the SPF record's content is the service's, known once it has answered (`pulumi up`)",
-        urn: run.get(TYPE_TOKENS.DnsRecord, "primary-spf").urn,
+        urn: run.get(TYPE_TOKENS.ClaimedDnsRecord, "primary-spf").urn,
       },
     ]);
   });
@@ -145,7 +145,7 @@ describe("policies over a program's preview", () => {
       { mode: "live", emulator: emulator(), stack: "production" },
     );
     expect(run.errors).toEqual([]);
-    const spf = run.get(TYPE_TOKENS.DnsRecord, "primary-spf");
+    const spf = run.get(TYPE_TOKENS.ClaimedDnsRecord, "primary-spf");
     expect(String(spf.inputs.content)).toMatch(/^"v=spf1 /);
     const analysis = await analyzeRun(policies, run, "production");
     expect(analysis.diagnostics).toEqual([]);

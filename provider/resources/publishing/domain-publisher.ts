@@ -12,6 +12,7 @@ import type { ClaimPolicy } from "../../dns/existing-records";
 import { isRecordPurpose } from "../../dns/zone-records";
 import { ttlProblem, zoneIdProblem } from "../../inputs";
 import { ClaimedDnsRecord } from "../claimed-dns-record";
+import { TYPE_TOKENS } from "../type-tokens";
 import { DEFAULT_RECORD_TTL, DomainCloudflareArgs } from "./domain-cloudflare-args";
 import {
   dmarcRecord,
@@ -29,9 +30,6 @@ import { reportTogether, ZoneConflict } from "./zone-conflicts";
 import { ZoneSurvey } from "./zone-survey";
 
 export type { PublishOptions } from "./domain-records";
-
-/** The Cloudflare provider's record type, which an earlier version declared every record as. */
-const CLOUDFLARE_DNS_RECORD = "cloudflare:index/dnsRecord:DnsRecord";
 
 /** The records published for a domain, and what to give `dependsOn` to wait for all of them. */
 export interface PublishedRecords {
@@ -65,7 +63,7 @@ export class DomainPublisher {
   private readonly config: PublishingConfig;
   private readonly survey: ZoneSurvey;
   /** Whether this package writes the Domain's records itself, with the default provider's token. */
-  private writesItself = false;
+  private readonly writesItself: boolean;
 
   constructor(
     private readonly component: string,
@@ -73,7 +71,7 @@ export class DomainPublisher {
     private readonly options: PublishOptions,
     private readonly parent: pulumi.Resource,
   ) {
-    this.policies = this.checkSettings();
+    ({ policies: this.policies, writesItself: this.writesItself } = this.checkSettings());
     this.config = publishingConfig(parent);
     this.survey = new ZoneSurvey(component, this.policies, this.config, settings.provider, parent);
     pulumi
@@ -147,8 +145,11 @@ export class DomainPublisher {
     };
   }
 
-  /** The `cloudflare.*` settings checked, at preview; gives the existing-record policies. */
-  private checkSettings(): ExistingRecordPolicies {
+  /**
+   * The `cloudflare.*` settings checked, at preview; gives the existing-record policies, and
+   * whether the package can write the records itself (no provider of the program's, a token).
+   */
+  private checkSettings(): { policies: ExistingRecordPolicies; writesItself: boolean } {
     const { component, settings, parent } = this;
     const fail = (message: string) => new pulumi.ResourceError(`Domain ${component}: ${message}`, parent);
     const ttlError = ttlProblem(settings.ttl ?? DEFAULT_RECORD_TTL);
@@ -167,21 +168,18 @@ export class DomainPublisher {
     } catch (error) {
       throw fail((error as Error).message);
     }
-    const provider = settings.provider ?? parent.getProvider(CLOUDFLARE_DNS_RECORD);
+    const provider = settings.provider ?? parent.getProvider(TYPE_TOKENS.DnsRecord);
     const token = pulumi.runtime.getConfig("cloudflare:apiToken") ?? process.env.CLOUDFLARE_API_TOKEN;
     const claimedProblem = claimedRecordsProblem(policies.claimed(), provider, token);
     if (claimedProblem) throw fail(claimedProblem);
-    this.writesItself = claimedRecordsProblem(["fail"], provider, token) === undefined;
-    return policies;
+    return { policies, writesItself: provider === undefined && Boolean(token) };
   }
 
   /**
-   * One record, as its policy says. Under "fail", a `ClaimedDnsRecord` too (its provider writes in
-   * batches: a thousand domains' records fit Cloudflare's account limit), aliased from the
-   * `cloudflare.DnsRecord` an earlier version declared, so a stack's records are taken on, never
-   * made again. A `cloudflare.DnsRecord` still where the package cannot write itself: with a
-   * Cloudflare provider of the program's (its token is not the package's to read), without an API
-   * token (an API key), or for a record type only the Cloudflare provider can hold.
+   * One record, as its policy says: a `ClaimedDnsRecord` (written in batches), aliased under "fail"
+   * from the `cloudflare.DnsRecord` an earlier version declared, so it is taken on, never made
+   * again. A `cloudflare.DnsRecord` where the package cannot write itself (a Cloudflare provider of
+   * the program's, no API token) or for a type only the Cloudflare provider holds.
    */
   private declare(record: DomainRecord): pulumi.CustomResource {
     const policy = this.policies.of(record.purpose);
@@ -190,7 +188,7 @@ export class DomainPublisher {
       return this.cloudflareRecord(record);
     return this.claimedRecord(record, "fail", {
       dependsOn: this.zoneChecked(record, { writing: false }),
-      aliases: [{ type: CLOUDFLARE_DNS_RECORD }],
+      aliases: [{ type: TYPE_TOKENS.DnsRecord }],
     });
   }
 
