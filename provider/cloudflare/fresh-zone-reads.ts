@@ -56,7 +56,12 @@ export function freshRecordsAt(
  * only a hash of the token is kept.
  */
 export function accountZoneKey(account: { baseUrl: string; apiToken: string }, zoneId: string): string {
-  return `${account.baseUrl} ${createHash("sha256").update(account.apiToken).digest("hex")} ${zoneId}`;
+  return `${accountKey(account)} ${zoneId}`;
+}
+
+/** One Cloudflare account (its base URL and token) as a key of process-wide state: a hash of the token. */
+export function accountKey(account: { baseUrl: string; apiToken: string }): string {
+  return `${account.baseUrl} ${createHash("sha256").update(account.apiToken).digest("hex")}`;
 }
 
 /** Forgets every zone's state (tests that count requests from a fresh process's point of view). */

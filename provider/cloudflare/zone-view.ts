@@ -27,7 +27,7 @@ function viewsOf(realm: object = globalThis): Map<string, ZoneViewRead> {
 }
 
 /**
- * The zone's records as a read sent at most `maxAgeMs` ago found them, with this process's writes
+ * The zone's records by id, as a read sent at most `maxAgeMs` ago found them, with this process's writes
  * since (`viewAdded`, `viewRemoved`) applied. One read in flight per zone: callers that come while
  * it is under way share it.
  */
@@ -37,7 +37,7 @@ export async function zoneView(
   zoneId: string,
   now: () => number = Date.now,
   maxAgeMs = ZONE_VIEW_MAX_AGE_MS,
-): Promise<ZoneRecord[]> {
+): Promise<ReadonlyMap<string, ZoneRecord>> {
   const key = accountZoneKey(account, zoneId);
   const views = viewsOf();
   let view = views.get(key);
@@ -51,7 +51,7 @@ export async function zoneView(
       if (views.get(key) === fresh) views.delete(key);
     });
   }
-  return [...(await view.records).values()];
+  return view.records;
 }
 
 /** A record this process made (or wrote) in the zone: the view holds it from now on. */

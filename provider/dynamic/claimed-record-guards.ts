@@ -7,6 +7,7 @@ import type { ZoneRecord } from "../cloudflare/zone-record";
 import { describeRecord, Publisher } from "../dns/existing-records";
 import { competes, identical } from "../dns/zone-records";
 import { recordOwner } from "../dns/ownership";
+import { sameDomain } from "../dns/spf-record";
 import { checkSpfLookups } from "../dns/spf-lookups";
 import type { ClaimedRecordInputs } from "../inputs";
 import { dnsResolverSetting } from "./dns-settings";
@@ -35,14 +36,23 @@ export function noLongerThisStacks(
   state: ClaimedRecordOutputs,
   ownership: Ownership,
 ): string | undefined {
-  const name = (value: string) => value.toLowerCase().replace(/\.$/, "");
-  if (name(current.name) !== name(state.name)) return `it is now named ${current.name}`;
-  if (current.type.toUpperCase() !== state.type.toUpperCase()) return `it is now a ${current.type} record`;
+  const moved = movedOrRetyped(current, state);
+  if (moved) return moved;
   if (ownership === "created" || ownership === "overwritten") {
     const { project, stack, formerStacks } = publisherOf(state);
     if (recordOwner(current.comment, project, stack, formerStacks).kind !== "this-stack")
       return `its comment no longer carries this stack's mark (${JSON.stringify(current.comment ?? "")})`;
   }
+  return undefined;
+}
+
+/** Why `current` is no longer the record at `state`'s name and of its type, if it is not. */
+export function movedOrRetyped(
+  current: ZoneRecord,
+  state: { name: string; type: string },
+): string | undefined {
+  if (!sameDomain(current.name, state.name)) return `it is now named ${current.name}`;
+  if (current.type.toUpperCase() !== state.type.toUpperCase()) return `it is now a ${current.type} record`;
   return undefined;
 }
 

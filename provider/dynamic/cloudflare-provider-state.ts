@@ -9,7 +9,7 @@ import type { ZoneRecord } from "../cloudflare/zone-record";
 import { sameContent } from "../dns/zone-records";
 import type { ClaimedRecordInputs } from "../inputs";
 import { ClaimedRecordOutputs, desiredBody } from "./claimed-record-contents";
-import { noLongerThisStacks } from "./claimed-record-guards";
+import { movedOrRetyped, noLongerThisStacks } from "./claimed-record-guards";
 import type { Updated } from "./stored-provider";
 
 /**
@@ -17,7 +17,7 @@ import type { Updated } from "./stored-provider";
  * that way, and the resource's alias brought it here.
  */
 export function isCloudflareProviderState(olds: object): boolean {
-  return !("ownership" in olds) || (olds as { ownership?: unknown }).ownership === undefined;
+  return (olds as { ownership?: unknown }).ownership === undefined;
 }
 
 /**
@@ -27,10 +27,9 @@ export function isCloudflareProviderState(olds: object): boolean {
 export function notAsWritten(
   current: ZoneRecord,
   state: { name: string; type: string; comment?: string | null },
-) {
-  const name = (value: string) => value.toLowerCase().replace(/\.$/, "");
-  if (name(current.name) !== name(state.name)) return `it is now named ${current.name}`;
-  if (current.type.toUpperCase() !== state.type.toUpperCase()) return `it is now a ${current.type} record`;
+): string | undefined {
+  const moved = movedOrRetyped(current, state);
+  if (moved) return moved;
   if ((current.comment ?? "") !== (state.comment ?? ""))
     return `its comment is no longer the one this stack wrote (${JSON.stringify(current.comment ?? "")})`;
   return undefined;

@@ -4,7 +4,7 @@
  * there), and records looked up in the process's view of a zone (zone-view.ts).
  */
 import { dnsRecordsApi, DnsRecordsApi } from "../cloudflare/dns-records";
-import { accountZoneKey } from "../cloudflare/fresh-zone-reads";
+import { accountKey } from "../cloudflare/fresh-zone-reads";
 import { RecordBatches } from "../cloudflare/record-batches";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import { zoneView } from "../cloudflare/zone-view";
@@ -28,14 +28,10 @@ export function cloudflareApi(): DnsRecordsApi {
 const batches = new Map<string, RecordBatches>();
 
 export function batchesFor(account: CloudflareAccount): RecordBatches {
-  const key = accountZoneKey(account, "");
+  const key = accountKey(account);
   let found = batches.get(key);
   if (!found) batches.set(key, (found = new RecordBatches(dnsRecordsApi(account))));
   return found;
-}
-
-export function sameName(a: string, b: string): boolean {
-  return a.toLowerCase().replace(/\.$/, "") === b.toLowerCase().replace(/\.$/, "");
 }
 
 /**
@@ -49,6 +45,5 @@ export async function recordById(
   zoneId: string,
   id: string,
 ): Promise<ZoneRecord | undefined> {
-  const zone = await zoneView(api, account, zoneId);
-  return zone.find((record) => record.id === id) ?? (await api.get(zoneId, id));
+  return (await zoneView(api, account, zoneId)).get(id) ?? (await api.get(zoneId, id));
 }

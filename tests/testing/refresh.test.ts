@@ -96,6 +96,15 @@ it("reads every resource once, finds nothing changed after an up, and drift afte
   const destroyed = await destroyRun(drift.run, live);
   expect(destroyed.errors).toEqual([]);
   expect(destroyed.deleted).not.toContain(`${RECORD}::mail-dkim`);
+  // Deleted `parallel` at a time, each once its dependents are gone: the records and the route
+  // before the service's domain they were made from.
+  const at = (subject: string) =>
+    destroyed.deleted.indexOf(`pulumi-nodejs:dynamic/email-delivery:${subject}`);
+  const dependents = ["mail-spf", "mail-return-path", "mail-mx-0", "mail-mx-1"]
+    .map((r) => at(`ClaimedDnsRecord::${r}`))
+    .concat(at("Route::support"));
+  expect(at("Domain::mail")).toBe(destroyed.deleted.length - 1);
+  expect(dependents.every((index) => index >= 0)).toBe(true);
   expect(
     emulator()
       .cloudflare.records(zones[0].id)
