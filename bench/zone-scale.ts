@@ -66,6 +66,8 @@ export const ZONE_SCALE_PARALLEL = 8;
 export interface ZoneScaleResult {
   domains: number;
   otherRecords: number;
+  /** The `--parallel` the commands ran at: a batch gathers at most that many records. */
+  parallel: number;
   commands: CommandCounts[];
   errors: string[];
 }
@@ -149,7 +151,7 @@ export async function measureZoneScale(
     errors.push(...destroyed.errors.map((error) => `destroy: ${error.subject}: ${error.message}`));
     commands.push(counts(emulator, "destroy", runs, 0));
   }
-  return { domains: n, otherRecords, commands, errors };
+  return { domains: n, otherRecords, parallel: base.parallel!, commands, errors };
 }
 
 /** `n` domains as examples/basic declares one, on the emulator's first zone. */

@@ -109,6 +109,7 @@ describe("zone-scale report", () => {
   const result = (domains: number, commands: CommandCounts[]): ZoneScaleResult => ({
     domains,
     otherRecords: 0,
+    parallel: 8,
     commands,
     errors: [],
   });
@@ -127,8 +128,11 @@ describe("zone-scale report", () => {
       cloudflareMostIn5Minutes: 102,
     });
     const lines = formatAccountLimit([result(1000, [up, noChange])]);
-    expect(lines.find((line) => line.startsWith("1000  up "))).toMatch(/5002 +5002 +417% +no: 429 +MISSED$/);
-    expect(lines.find((line) => line.includes("up, no change"))).toMatch(/102 +102 +9% +yes +yes$/);
+    // Beside each, the ideal at P = 8: 625 batches of 8 records, and the zone's reads (none given here).
+    expect(lines.find((line) => line.startsWith("1000  8  up "))).toMatch(
+      /5002 +625 +5002 +417% +no: 429 +MISSED$/,
+    );
+    expect(lines.find((line) => line.includes("up, no change"))).toMatch(/102 +0 +102 +9% +yes +yes$/);
   });
 
   it("the ideal read is the cheaper of the whole zone and each domain alone", () => {
