@@ -33,7 +33,7 @@ export function publisherOf(inputs: Pick<ClaimedRecordInputs, "owner" | "formerS
  */
 export function noLongerThisStacks(
   current: ZoneRecord,
-  state: ClaimedRecordOutputs,
+  state: Pick<ClaimedRecordOutputs, "name" | "type" | "owner" | "formerStacks">,
   ownership: Ownership,
 ): string | undefined {
   const moved = movedOrRetyped(current, state);

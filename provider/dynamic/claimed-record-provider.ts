@@ -4,12 +4,12 @@ import type { DnsRecordsApi } from "../cloudflare/dns-records";
 import { freshRecordsAt } from "../cloudflare/fresh-zone-reads";
 import { viewAdded, viewRemoved, zoneView } from "../cloudflare/zone-view";
 import { adoptMadeRecord, isCloudflareProviderState, notAsWritten } from "./cloudflare-provider-state";
-import { batchesFor, cloudflareAccount, cloudflareApi, recordById } from "./record-zone-access";
+import { batchesFor, cloudflareAccount, cloudflareApi, recordById, recordsNamed } from "./record-zone-access";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import { claimFor } from "../dns/existing-records";
 import { sameContent } from "../dns/zone-records";
 import { removeSpfIncludes, respellSpfIncludes, serviceSpfIncludes } from "../dns/spf";
-import { isSpfRecord, lowercaseSpfVersion, sameDomain } from "../dns/spf-record";
+import { isSpfRecord, lowercaseSpfVersion } from "../dns/spf-record";
 import { quoteTxt, unquoteTxt } from "../dns/txt";
 import { CheckedInputs, checkClaimedRecordInputs, ClaimedRecordInputs } from "../inputs";
 import { rememberConfig } from "./configured";
@@ -101,9 +101,7 @@ export const claimedRecordProvider: ClaimedRecordProvider = {
     // starts with it), since destroy puts back what it found.
     const zone =
       inputs.policy === "fail"
-        ? [...(await zoneView(api, account, inputs.zoneId)).values()].filter((record) =>
-            sameDomain(record.name, inputs.name),
-          )
+        ? recordsNamed(await zoneView(api, account, inputs.zoneId), inputs.name)
         : await freshRecordsAt(api, account, inputs.zoneId, inputs.name);
     const publisher = publisherOf(inputs);
     const claim = claimFor(inputs, zone, inputs.policy, publisher);

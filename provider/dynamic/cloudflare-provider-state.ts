@@ -46,11 +46,7 @@ export async function adoptMadeRecord(
   current: ZoneRecord,
   news: ClaimedRecordInputs,
 ): Promise<Updated<ClaimedRecordOutputs>> {
-  const moved = noLongerThisStacks(
-    current,
-    { ...news, recordId: id, ownership: "created", publishedContent: "" },
-    "created",
-  );
+  const moved = noLongerThisStacks(current, news, "created");
   if (moved) {
     throw new Error(
       `${news.type} record ${news.name} (id ${id}) is no longer this stack's: ${moved}. Run \`pulumi refresh\` ` +

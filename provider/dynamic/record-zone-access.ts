@@ -8,6 +8,7 @@ import { accountKey } from "../cloudflare/fresh-zone-reads";
 import { RecordBatches } from "../cloudflare/record-batches";
 import type { ZoneRecord } from "../cloudflare/zone-record";
 import { zoneView } from "../cloudflare/zone-view";
+import { sameDomain } from "../dns/spf-record";
 import { cloudflareSetting } from "./cloudflare-setting";
 
 /** A Cloudflare account: its API's base URL and token. */
@@ -46,4 +47,16 @@ export async function recordById(
   id: string,
 ): Promise<ZoneRecord | undefined> {
   return (await zoneView(api, account, zoneId)).get(id) ?? (await api.get(zoneId, id));
+}
+
+/**
+ * The records of `zone` named `name`. A create's check runs once per record against a zone of up
+ * to thousands: `name` is made comparable once (Cloudflare answers names lowercase, without a
+ * final dot), not each record's name.
+ */
+export function recordsNamed(zone: ReadonlyMap<string, ZoneRecord>, name: string): ZoneRecord[] {
+  const wanted = name.toLowerCase().replace(/\.$/, "");
+  return [...zone.values()].filter((record) =>
+    record.name.endsWith(".") ? sameDomain(record.name, wanted) : record.name === wanted,
+  );
 }
