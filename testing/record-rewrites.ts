@@ -1,3 +1,4 @@
+import { sameDomain } from "../provider/dns/spf-record";
 import { CLAIMED_RECORD_TYPE, CloudflareRecordBody, Registration, RunOptions } from "./run-types";
 
 /**
@@ -18,15 +19,11 @@ export function rewriteClaimedRecords(
       (candidate) =>
         candidate.type === CLAIMED_RECORD_TYPE &&
         candidate.status === "pending" &&
-        sameName(candidate.inputs.name, body.name) &&
+        sameDomain(String(candidate.inputs.name), String(body.name)) &&
         candidate.inputs.type === body.type &&
         candidate.inputs.content === body.content,
     );
     return registration ? { ...hook(body as CloudflareRecordBody, registration) } : body;
   });
   return [() => emulator.cloudflare.rewriteCreates(undefined)];
-}
-
-function sameName(a: unknown, b: unknown): boolean {
-  return String(a).toLowerCase().replace(/\.$/, "") === String(b).toLowerCase().replace(/\.$/, "");
 }

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { refreshDnsRecord } from "./cloudflare-mocks";
 import { errorMessage } from "./mock-values";
-import { commandParallel, startCommand } from "./parallel";
+import { commandParallel, Lanes, startCommand } from "./parallel";
 import { commandProviders, resourcesInState } from "./stack-state";
 import {
   DNS_RECORD_TYPE,
@@ -62,7 +62,7 @@ export interface RefreshResult {
  * const up = await runProgram(program, live);
  * emulator.cloudflare.removeRecord(zoneId, recordId); // someone deletes a record by hand
  * const { deleted } = await refreshRun(up, live);
- * expect(deleted).toEqual(["cloudflare:index/dnsRecord:DnsRecord::mail-spf"]);
+ * expect(deleted).toEqual([`${CLAIMED_RECORD_TYPE}::mail-spf`]);
  */
 export async function refreshRun(run: ProgramRun<string>, options: RefreshOptions): Promise<RefreshResult> {
   if (!options.emulator) throw new Error("refreshRun: needs the emulator the run used");
@@ -78,20 +78,10 @@ export async function refreshRun(run: ProgramRun<string>, options: RefreshOption
     if (!read) return { id: registration.id, state: registration.state };
     return { id: read.id, state: read.props && withoutProvider(read.props) };
   };
-  const reads: PromiseSettledResult<ReadState>[] = [];
-  let next = 0;
-  const lanes = commandParallel(options.parallel, "refreshRun");
+  const lanes = new Lanes(commandParallel(options.parallel, "refreshRun"));
   startCommand();
-  await Promise.all(
-    Array.from({ length: lanes }, async () => {
-      while (next < inState.length) {
-        const index = next++;
-        reads[index] = await readOne(inState[index]).then(
-          (value) => ({ status: "fulfilled" as const, value }),
-          (reason: unknown) => ({ status: "rejected" as const, reason }),
-        );
-      }
-    }),
+  const reads = await Promise.allSettled(
+    inState.map((registration) => lanes.run(() => readOne(registration))),
   );
   const result: RefreshResult = { read: [], changed: [], deleted: [], errors: [], run };
   // By URN (two resources may share a type and a name under different parents), not by object: a

@@ -1,5 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { Emulator } from "../emulator";
+import { TYPE_TOKENS } from "../provider/resources/type-tokens";
 
 // What runProgram (run-program.ts) takes and gives: its options, registrations, errors and results.
 
@@ -17,10 +18,13 @@ export const UNKNOWN_MARKER = "[unknown]";
 
 /** The type token prefix of every dynamic resource (`pulumi-nodejs:dynamic/<module>:<Type>`). */
 export const DYNAMIC_TYPE_PREFIX = "pulumi-nodejs:dynamic";
-/** The type token of the Cloudflare provider's `DnsRecord`, the records a `Domain` publishes. */
+/**
+ * The type token of the Cloudflare provider's `DnsRecord`: a program's own records, and a
+ * `Domain`'s where the package cannot write them itself (a `cloudflare.provider`, no API token).
+ */
 export const DNS_RECORD_TYPE = "cloudflare:index/dnsRecord:DnsRecord";
-/** The records a `Domain` publishes itself (in batches), with the default Cloudflare provider's token. */
-export const CLAIMED_RECORD_TYPE = `${DYNAMIC_TYPE_PREFIX}/email-delivery:ClaimedDnsRecord`;
+/** The type token of a `Domain`'s records: `ClaimedDnsRecord`, which the package writes itself, in batches. */
+export const CLAIMED_RECORD_TYPE = TYPE_TOKENS.ClaimedDnsRecord;
 /** The Cloudflare provider's function the `Domain` reads a zone with. */
 export const GET_DNS_RECORDS = "cloudflare:index/getDnsRecords:getDnsRecords";
 /** The type token of the stack resource every program registers first. */
