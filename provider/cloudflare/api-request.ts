@@ -24,7 +24,7 @@ export interface CloudflareApiSettings {
   apiToken: string;
   /** Per request, cut to what is left of the budget. @default 30000 */
   requestTimeoutMs?: number;
-  /** For everything one call may take, retries included. @default the plan's (60000) */
+  /** For everything one call may take, retries included. @default the plan's (330000) */
   budgetMs?: number;
   /** Waits and bounds. @default cloudflareClientRetry */
   retry?: RetryPlan;

@@ -195,17 +195,21 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
     async batch(zoneId, { deletes = [], posts = [] }) {
       if (deletes.length === 0 && posts.length === 0) return { deleted: [], posted: [] };
       const what = `batch of ${deletes.length} deletes and ${posts.length} creates`;
-      // A lost answer may hide the batch done. It is all or nothing, so the zone says which:
-      // every create there and every delete gone (done), or none (send it again); anything between
-      // is someone else's change to these records meanwhile, which no resend can sort out.
+      // A lost answer may hide the batch done. It is all or nothing, and only its creates prove it
+      // was applied (a record already deleted may be someone else's doing): every create there is
+      // the batch done; none, not done (sent again: a delete of a record gone since is then
+      // refused, and the caller sends each operation alone); some, someone else's change to these
+      // records meanwhile, which no resend can sort out. Deletes alone: all gone is done.
+      let lost = false;
       const lookup = async (): Promise<BatchResult | undefined> => {
+        lost = true;
         const zone = await api.listZone(zoneId);
         const held = new Set(zone.map((record) => record.id));
         const made = posts.map((post) => zone.find((record) => sameRecord(record, post)));
-        const gone = deletes.filter((id) => !held.has(id));
-        if (made.every(Boolean) && gone.length === deletes.length)
-          return { deleted: [...deletes], posted: made as ZoneRecord[] };
-        if (made.every((record) => !record) && gone.length === 0) return undefined;
+        const done = { deleted: [...deletes], posted: made as ZoneRecord[] };
+        if (posts.length === 0) return deletes.every((id) => !held.has(id)) ? done : undefined;
+        if (made.every(Boolean)) return done;
+        if (made.every((record) => !record)) return undefined;
         throw failure(zoneId, what, {
           kind: "lost",
           reason:
@@ -217,8 +221,21 @@ export function dnsRecordsApi(settings: CloudflareApiSettings): DnsRecordsApi {
       if ("found" in answer) return answer.found;
       const envelope = succeeded(answer);
       const result = envelope?.result as { posts?: unknown } | undefined;
-      if (!envelope || !Array.isArray(result?.posts)) throw failure(zoneId, what, answer);
-      return { deleted: [...deletes], posted: result.posts.map(recordOf) };
+      if (envelope && Array.isArray(result?.posts) && result.posts.length === posts.length)
+        return { deleted: [...deletes], posted: result.posts.map(recordOf) };
+      // Sent again after a lost answer that the lookup found nothing of, and refused as identical:
+      // the first one was done after the lookup (a request that outlived its timeout). Look again.
+      if (lost && saysIdentical(answer)) {
+        const found = await lookup();
+        if (found) return found;
+      }
+      if (envelope && Array.isArray(result?.posts)) {
+        throw failure(zoneId, what, {
+          kind: "lost",
+          reason: `Cloudflare answered ${result.posts.length} records for ${posts.length} creates`,
+        });
+      }
+      throw failure(zoneId, what, answer);
     },
 
     async remove(zoneId, id) {

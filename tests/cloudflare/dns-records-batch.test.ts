@@ -1,3 +1,5 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
 import { dnsRecordsApi, DnsRecordsApi } from "../../provider/cloudflare/dns-records";
 import { RecordBatches } from "../../provider/cloudflare/record-batches";
 import type { ZoneRecordBody } from "../../provider/cloudflare/zone-record";
@@ -88,18 +90,71 @@ it("refuses, naming Cloudflare's error, a batch with a bad operation, and change
   expect(held(bad)).toEqual([]);
 });
 
-it("stops when a lost answer leaves part of the batch in the zone: someone else changed these records", async () => {
+it("sends again a batch whose answer was lost before it was done, though a record it deletes was deleted by hand meanwhile", async () => {
   const old = await api.create(zoneId, txt("old"));
   const post = txt("new");
-  // The answer is lost before anything is done, and meanwhile someone deletes the record by hand.
+  // The answer is lost before anything is done, and meanwhile someone deletes the record by hand:
+  // no create of the batch is in the zone, so it was not done. The resend is refused for the
+  // record gone, and the batches send each operation alone.
   emulator().faults.set([{ endpoints: "cloudflare:dns_records.batch", dropRate: 1, times: 1 }]);
   await emulator().cloudflare.removeRecord(zoneId, old.id);
-  const error = await api.batch(zoneId, { deletes: [old.id], posts: [post] }).then(
+  const records = new RecordBatches(api);
+  const [deleted, made] = await Promise.all([records.remove(zoneId, old.id), records.create(zoneId, post)]);
+  expect(deleted).toBe(false);
+  expect(made.id).toBe(held(post)[0].id);
+  expect(held(post)).toHaveLength(1);
+});
+
+it("sends again a batch of deletes whose answer was lost before it was done: one of them deleted by hand meanwhile", async () => {
+  const [a, b] = [await api.create(zoneId, txt("a")), await api.create(zoneId, txt("b"))];
+  emulator().faults.set([{ endpoints: "cloudflare:dns_records.batch", dropRate: 1, times: 1 }]);
+  await emulator().cloudflare.removeRecord(zoneId, b.id);
+  const records = new RecordBatches(api);
+  expect(await Promise.all([records.remove(zoneId, a.id), records.remove(zoneId, b.id)])).toEqual([
+    true,
+    false,
+  ]);
+  expect(await api.get(zoneId, a.id)).toBeUndefined();
+});
+
+it("a batch done after its request timed out, and after the lookup found nothing, is found when its resend is refused as identical", async () => {
+  // The first batch outlives the client's timeout (200 ms) and is done at 300 ms, after the lookup
+  // found nothing; the resend (150 ms on its way) then comes after it and is refused as identical.
+  // On a busy machine the lookup may come later and find it done: the records are made once and
+  // given back either way.
+  const slow = dnsRecordsApi({
+    baseUrl: emulator().cloudflare.url,
+    apiToken: emulator().cloudflare.apiToken,
+    requestTimeoutMs: 200,
+    sleep: async () => undefined,
+  });
+  const posts = [txt("late-a"), txt("late-b")];
+  emulator().faults.set([
+    { endpoints: "cloudflare:dns_records.batch", latencyMs: 300, times: 1 },
+    { endpoints: "cloudflare:dns_records.batch", latencyMs: 150, times: 1 },
+  ]);
+  const result = await slow.batch(zoneId, { posts });
+  expect(result.posted.map((record) => record.id)).toEqual(posts.map((post) => held(post)[0].id));
+  // The slow request is logged once it is answered: waited for, so it is this test's.
+  for (
+    let waited = 0;
+    batches().filter((entry) => entry.latencyMs > 0).length < 2 && waited < 20_000;
+    waited += 20
+  )
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  for (const post of posts) expect(held(post)).toHaveLength(1);
+});
+
+it("stops when a lost answer leaves part of the batch's creates in the zone: someone else made one of them", async () => {
+  const [mine, theirs] = [txt("mine"), txt("theirs")];
+  emulator().faults.set([{ endpoints: "cloudflare:dns_records.batch", dropRate: 1, times: 1 }]);
+  await emulator().cloudflare.addRecord(zoneId, { ...theirs, comment: theirs.comment ?? undefined });
+  const error = await api.batch(zoneId, { posts: [mine, theirs] }).then(
     () => undefined,
     (e: unknown) => e as Error,
   );
   expect(error?.message).toMatch(/the zone holds part of it: someone changed these records meanwhile/);
-  expect(held(post)).toEqual([]);
+  expect(held(mine)).toEqual([]);
   expect(batches()).toHaveLength(1);
 });
 
@@ -114,4 +169,26 @@ it("RecordBatches over the client: 250 records made at once cost 2 requests, eac
   );
   expect(batches()).toHaveLength(4);
   expect(bodies.flatMap(held)).toEqual([]);
+});
+
+it("refuses an answer with fewer records than the batch created, instead of giving records to the wrong callers", async () => {
+  // Not Cloudflare's answer: a proxy or an API of another shape on the base URL.
+  const server = http.createServer((_request, response) => {
+    response.setHeader("content-type", "application/json");
+    response.end(JSON.stringify({ success: true, errors: [], result: { deletes: [], posts: [] } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const odd = dnsRecordsApi({
+      baseUrl: `http://127.0.0.1:${port}/client/v4`,
+      apiToken: "t",
+      sleep: async () => undefined,
+    });
+    await expect(odd.batch("zone", { posts: [txt("x")] })).rejects.toThrow(
+      /batch of 0 deletes and 1 creates failed.*Cloudflare answered 0 records for 1 creates/s,
+    );
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
