@@ -30,24 +30,13 @@ beforeAll(async () => {
 /** A record as the Cloudflare provider made it for the stack, and the state it kept. */
 async function madeByCloudflareProvider(name: string) {
   const comment = markedComment("email-delivery", "test", "email spf");
-  const record = (await cloudflare("POST", "", {
-    name,
-    type: "TXT",
-    content: quoteTxt(SERVICE_SPF),
-    ttl: 300,
-    proxied: false,
-    comment,
-  })) as unknown as { id: string; created_on: string };
-  // The outputs of a `cloudflare.DnsRecord` (pulumi-cloudflare 6), as stored.
+  const sent = { name, type: "TXT", content: quoteTxt(SERVICE_SPF), ttl: 300, proxied: false, comment };
+  const record = (await cloudflare("POST", "", sent)) as unknown as { id: string; created_on: string };
+  // The outputs of a `cloudflare.DnsRecord` (pulumi-cloudflare 6), as stored: its inputs and more.
   const state = {
     id: record.id,
     zoneId,
-    name,
-    type: "TXT",
-    content: quoteTxt(SERVICE_SPF),
-    ttl: 300,
-    proxied: false,
-    comment,
+    ...sent,
     createdOn: record.created_on,
     meta: {},
     proxiable: false,
