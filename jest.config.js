@@ -23,11 +23,20 @@ const esmPackages = [
   "p-cancelable",
 ];
 
+/**
+ * Packs the package and installs it the three ways the README gives, then runs users' tests in
+ * those projects: minutes of npm, so not part of `npm test`, which is run after every change.
+ */
+const INSTALLED_MATRIX = "<rootDir>/tests/package/installed\\.test\\.ts$";
+
 /** @type {import("jest").Config} */
 module.exports = {
   testEnvironment: "node",
+  rootDir: __dirname,
   roots: ["<rootDir>/tests"],
   testMatch: ["**/*.test.ts"],
+  // The installed-package matrix is its own command, `npm run test:package` (tests/package/jest.config.js).
+  testPathIgnorePatterns: ["/node_modules/", INSTALLED_MATRIX],
   transform: {
     "^.+\\.[tj]sx?$": [
       "ts-jest",

@@ -1,5 +1,5 @@
 /**
- * jest `setupFilesAfterEnv`: three things @pulumi/pulumi does that cost once in a Pulumi program
+ * jest `setupFilesAfterEnv`: four things @pulumi/pulumi does that cost once in a Pulumi program
  * but are paid again and again in a jest worker, which runs many test files and loads every module
  * anew for each (once per module registry: `jest.isolateModules` and `jest.resetModules` make
  * more). In the current suite none changes what a test observes; processes outside jest (provider
@@ -20,8 +20,14 @@
  *    leak report; under jest each such stack is mapped through the test files' source maps:
  *    about 10% of the CPU of files that run programs. Only that report's details read them, and
  *    with `PULUMI_DEBUG_PROMISE_LEAKS` set, which asks for those details, they are kept.
+ * 4. The AsyncLocalStorage each test file makes is given up when the next file starts. Pulumi's
+ *    runtime makes one per file (on the file's `global`), as do the kit and jest-circus (one per
+ *    module registry), and an AsyncLocalStorage once used stays in Node 20's list for good: every
+ *    promise made later in the worker is offered to each one ever used (`_propagate`). After 50
+ *    files that was about 10% of a worker's CPU, growing with every file.
  */
 
+import { AsyncLocalStorage } from "node:async_hooks";
 import * as inspector from "node:inspector";
 import * as v8 from "node:v8";
 
@@ -113,3 +119,30 @@ jest.mock("@pulumi/pulumi/runtime/debuggable", () => {
     get: (target, key) => (key === "debuggablePromise" ? debuggablePromise : Reflect.get(target, key)),
   });
 });
+
+/**
+ * The AsyncLocalStorages first used since the previous test file of this worker started, kept on
+ * the class itself: Node's own module, shared by every file's realm (each file has its own
+ * `process` object). Node 20 adds one to its list on first use
+ * (`_enable`); `disable()` takes it out again, and a later use would put it back. Node 24, with
+ * AsyncContextFrame, has no such list and no `_enable`: nothing to do there.
+ */
+const enabledSinceLastFile = Symbol.for("pulumi-email-delivery/tests/async-local-storages");
+type Tracked = typeof AsyncLocalStorage.prototype & { _enable?(): void };
+const worker = AsyncLocalStorage as unknown as Record<symbol, Set<Tracked> | undefined>;
+const prototype = AsyncLocalStorage.prototype as Tracked;
+const enable = prototype._enable;
+if (enable !== undefined) {
+  const previousFiles = worker[enabledSinceLastFile];
+  if (previousFiles === undefined) {
+    const tracked = new Set<Tracked>();
+    worker[enabledSinceLastFile] = tracked;
+    prototype._enable = function (this: Tracked) {
+      enable.call(this);
+      tracked.add(this);
+    };
+  } else {
+    for (const storage of previousFiles) storage.disable();
+    previousFiles.clear();
+  }
+}

@@ -1,12 +1,8 @@
 // Runs the slowest test files first, and those that serialize functions, whatever jest's cache
-// holds. On a fresh clone jest has no timings and orders files by size, which would start
-// tests/package/installed.test.ts (small, but the longest by far: four npm installs) last,
-// leaving one worker busy long after the others are done. Later runs use jest's own order
-// (slowest and failed first) for every file not listed here.
+// holds. On a fresh clone jest has no timings and orders files by size, which would start a small
+// but long file last, leaving one worker busy long after the others are done. Later runs use
+// jest's own order (slowest and failed first) for every file not listed here.
 const Sequencer = require("@jest/test-sequencer").default;
-
-/** By far the longest file (four npm installs): it starts first so that it never ends last. */
-const LONGEST = "tests/package/installed.test.ts";
 
 /**
  * Every file that serializes a function, next, while its worker has compiled little: serializing
@@ -36,7 +32,7 @@ const SLOW = [
   "tests/testing/run-timeout.test.ts",
 ];
 
-const FIRST = [LONGEST, ...SERIALIZING, ...SLOW];
+const FIRST = [...SERIALIZING, ...SLOW];
 
 class SlowestFirst extends Sequencer {
   sort(tests) {
