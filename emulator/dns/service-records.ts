@@ -92,12 +92,31 @@ export function serviceRecords(dns: ServiceDns, signingPublicKey?: string): Serv
   ];
 }
 
+/**
+ * `serviceRecords` of a configuration and key, made once: every DNS question asks for them, and
+ * cutting the DKIM key's TXT into strings byte by byte took longer than answering.
+ */
+const madeRecords = new WeakMap<ServiceDns, Map<string | undefined, ServiceRecord[]>>();
+
+function serviceRecordsOnce(dns: ServiceDns, signingPublicKey?: string): ServiceRecord[] {
+  let byKey = madeRecords.get(dns);
+  if (!byKey) madeRecords.set(dns, (byKey = new Map()));
+  let records = byKey.get(signingPublicKey);
+  if (!records) byKey.set(signingPublicKey, (records = serviceRecords(dns, signingPublicKey)));
+  return records;
+}
+
 /** The zones with the installation's records added where they are answered (see above). */
 export function withServiceRecords(data: ZoneData, dns: ServiceDns, signingPublicKey?: string): ZoneData {
   const added: CloudflareDnsRecord[] = [];
-  for (const [index, record] of serviceRecords(dns, signingPublicKey).entries()) {
+  const records = serviceRecordsOnce(dns, signingPublicKey);
+  // The zones' records at those names, in one pass (a zone may hold thousands).
+  const names = new Set(records.map((record) => record.name));
+  const taken = new Set<string>();
+  for (const r of data.records) if (names.has(r.name)) taken.add(`${r.zoneId} ${r.name}`);
+  for (const [index, record] of records.entries()) {
     const zone = findZone(data.zones, record.name);
-    if (!zone || data.records.some((r) => r.zoneId === zone.id && r.name === record.name)) continue;
+    if (!zone || taken.has(`${zone.id} ${record.name}`)) continue;
     added.push({
       ...record,
       id: `service-${index}`,
