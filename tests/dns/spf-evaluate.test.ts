@@ -387,13 +387,19 @@ describe("countSpfLookups through DNS (the emulator's Cloudflare stand-in and DN
       txt("twice.example.com", "v=spf1 -all"),
       txt("twice.example.com", "v=spf1 a -all"),
     ]);
-    const resolver = new dnsPromises.Resolver({ timeout: 10_000, tries: 2 });
-    resolver.setServers([emulator().dns.address]);
+    // A fresh resolver for each query, with 3 tries (2 s, then up to 4 s, then up to 8 s). A reused
+    // one would not do: after 3 answers c-ares cuts its timeout to 5 times their mean latency, at
+    // least 250 ms, whatever `timeout` says (c-ares 1.34, ares_metrics.c).
+    const resolver = () => {
+      const r = new dnsPromises.Resolver({ timeout: 2000, tries: 3 });
+      r.setServers([emulator().dns.address]);
+      return r;
+    };
     const spfResolver: SpfResolver = {
-      txt: (name) => resolver.resolveTxt(name),
-      a: (name) => resolver.resolve4(name),
-      aaaa: (name) => resolver.resolve6(name),
-      mx: (name) => resolver.resolveMx(name),
+      txt: (name) => resolver().resolveTxt(name),
+      a: (name) => resolver().resolve4(name),
+      aaaa: (name) => resolver().resolve6(name),
+      mx: (name) => resolver().resolveMx(name),
     };
 
     const apex = await spfResolver.txt("example.com");
