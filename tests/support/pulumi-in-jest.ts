@@ -10,7 +10,8 @@
  *    compiler (9 MB) and npm's arborist: about 25 s of the suite's CPU, in files that never
  *    serialize a function (this package's resources store a loader text, see
  *    `provider/dynamic/loader.ts`). The functions `runtime/index.js` copies out at load are
- *    forwarders here; any use loads the real module (`tests/client/serialization.test.ts` does).
+ *    forwarders here; any use loads the real module (as the files `support/sequencer.js` lists
+ *    as serializing do).
  * 2. The debugger it turns on to serialize is turned off after the file's tests. Serializing opens
  *    an inspector session with the debugger enabled (`runtime/closure/v8Hooks.js`) and never
  *    closes it: a program serializes once and exits. Left open in a worker, every module each later

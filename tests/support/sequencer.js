@@ -14,22 +14,27 @@ const SERIALIZING = [
   "tests/engine/providers.test.ts",
   "tests/providers/loader.test.ts",
   "tests/engine/harness.test.ts",
-  "tests/client/serialization.test.ts",
   "tests/programs/harness.test.ts",
   "tests/testing/destroy-failure.test.ts",
   "tests/testing/init-failure.test.ts",
 ];
 
-/** Then the other files that take more than ~8 s, longest first (`npx jest --json`, one worker). */
+/** Then the other files that take more than ~10 s among the suite's, longest first (`npx jest --json`). */
 const SLOW = [
-  "tests/bench/zone-scale.test.ts",
   "tests/hardening/provider-faults.test.ts",
-  "tests/hardening/dns-ownership-faults.test.ts",
-  "tests/package/typecheck.test.ts",
-  "tests/secrets/secrets.test.ts",
+  "tests/bench/zone-scale.test.ts",
+  "tests/receivers/corpus.test.ts",
   "tests/bench/rate-limit.test.ts",
-  "tests/examples/examples.test.ts",
-  "tests/testing/run-timeout.test.ts",
+  "tests/policy/pack-corpus.test.ts",
+  "tests/providers/two-stacks.test.ts",
+  "tests/hardening/zone-review-programs.test.ts",
+  "tests/receivers/harness.test.ts",
+  "tests/programs/diagnosis.test.ts",
+  "tests/package/doctor-command.test.ts",
+  "tests/package/compiler-choice.test.ts",
+  "tests/emulator/state-file.test.ts",
+  "tests/programs/cloudflare-account-limit.test.ts",
+  "tests/package/typecheck.test.ts",
 ];
 
 const FIRST = [...SERIALIZING, ...SLOW];
