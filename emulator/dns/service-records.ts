@@ -96,22 +96,30 @@ export function serviceRecords(dns: ServiceDns, signingPublicKey?: string): Serv
  * `serviceRecords` of a configuration and key, made once: every DNS question asks for them, and
  * cutting the DKIM key's TXT into strings byte by byte took longer than answering.
  */
-const madeRecords = new WeakMap<ServiceDns, Map<string | undefined, ServiceRecord[]>>();
+const madeRecords = new WeakMap<ServiceDns, Map<string | undefined, MadeRecords>>();
 
-function serviceRecordsOnce(dns: ServiceDns, signingPublicKey?: string): ServiceRecord[] {
+/** The records, and the names they are at. */
+interface MadeRecords {
+  records: ServiceRecord[];
+  names: Set<string>;
+}
+
+function serviceRecordsOnce(dns: ServiceDns, signingPublicKey?: string): MadeRecords {
   let byKey = madeRecords.get(dns);
   if (!byKey) madeRecords.set(dns, (byKey = new Map()));
-  let records = byKey.get(signingPublicKey);
-  if (!records) byKey.set(signingPublicKey, (records = serviceRecords(dns, signingPublicKey)));
-  return records;
+  let made = byKey.get(signingPublicKey);
+  if (!made) {
+    const records = serviceRecords(dns, signingPublicKey);
+    byKey.set(signingPublicKey, (made = { records, names: new Set(records.map((record) => record.name)) }));
+  }
+  return made;
 }
 
 /** The zones with the installation's records added where they are answered (see above). */
 export function withServiceRecords(data: ZoneData, dns: ServiceDns, signingPublicKey?: string): ZoneData {
   const added: CloudflareDnsRecord[] = [];
-  const records = serviceRecordsOnce(dns, signingPublicKey);
+  const { records, names } = serviceRecordsOnce(dns, signingPublicKey);
   // The zones' records at those names, in one pass (a zone may hold thousands).
-  const names = new Set(records.map((record) => record.name));
   const taken = new Set<string>();
   for (const r of data.records) if (names.has(r.name)) taken.add(`${r.zoneId} ${r.name}`);
   for (const [index, record] of records.entries()) {

@@ -124,9 +124,9 @@ jest.mock("@pulumi/pulumi/runtime/debuggable", () => {
 /**
  * The AsyncLocalStorages first used since the previous test file of this worker started, kept on
  * the class itself: Node's own module, shared by every file's realm (each file has its own
- * `process` object). Node 20 adds one to its list on first use
- * (`_enable`); `disable()` takes it out again, and a later use would put it back. Node 24, with
- * AsyncContextFrame, has no such list and no `_enable`: nothing to do there.
+ * `process` object). Node 20 adds one to its list on first use (`_enable`); `disable()` takes it
+ * out again, and a later use would put it back. Node 24, with AsyncContextFrame, has no such list
+ * and no `_enable`: nothing to do there.
  */
 const enabledSinceLastFile = Symbol.for("pulumi-email-delivery/tests/async-local-storages");
 type Tracked = typeof AsyncLocalStorage.prototype & { _enable?(): void };
