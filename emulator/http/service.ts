@@ -82,7 +82,12 @@ export async function startHttpService(
       else res.destroy();
     });
   });
-  server.keepAliveTimeout = 5000;
+  // An idle connection is kept as long as nginx keeps one by default (75 s), not Node's 5 s. A
+  // client reuses its idle connection the moment it is told to send; when the server closed it
+  // meanwhile, the request is lost unread (ECONNRESET), and a create then looks before it sends
+  // again. With 5 s, a process busy for a second across that mark (an in-process emulator under a
+  // loaded machine) made such a loss, and its extra list, in runs that inject no fault.
+  server.keepAliveTimeout = 75_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {

@@ -95,6 +95,22 @@ describe("emulator", () => {
     }
   });
 
+  it("keeps idle connections 75 s (nginx's default), not Node's 5 s, on both services", async () => {
+    // A client reuses an idle connection when told to send; one the server closed meanwhile loses
+    // the request unread. A process busy for a second across a 5 s mark (an in-process emulator on
+    // a loaded machine) lost a create that way, and the create's lookup was a list no fault explained.
+    const emulator = await startEmulator();
+    try {
+      for (const url of [emulator.emailApi.url, emulator.cloudflare.url]) {
+        const answer = await fetch(new URL("/", url));
+        await answer.arrayBuffer();
+        expect([url, answer.headers.get("keep-alive")]).toEqual([url, "timeout=75"]);
+      }
+    } finally {
+      await emulator.stop();
+    }
+  });
+
   it("gives a zone the same id on every start, so stack config can name it", async () => {
     const ids: string[] = [];
     for (let start = 0; start < 2; start++) {
