@@ -1,5 +1,5 @@
-import type { EmailApiError, ExistingObject } from "./errors";
-import { findDomain, isAnswerLostObjectExists, isNameTaken } from "./natural-keys";
+import { type EmailApiError, type ExistingObject, withDetails } from "./errors";
+import { answerLostObjectExists, findDomain, isAnswerLostObjectExists, isNameTaken } from "./natural-keys";
 import type { ListOptions } from "./settings";
 import type { CreatedDomain, DnsRecord, Domain } from "./types";
 
@@ -71,6 +71,13 @@ export async function createDomainWithRecords(
     // only on this failure: a create that succeeds needs none.
     const existing = error.existing ?? findDomain(await client.listDomains({ fresh: true }), name);
     if (!existing) throw error;
+    // Refused only after an answer of this call was lost (its tries ran out before it could look
+    // again): the domain found may be what the lost request made, so it is not called another's.
+    if (error.outcomeUnknown) {
+      const holder = { id: existing.id, createdAt: existing.createdAt };
+      const unproven = answerLostObjectExists("domains/create", `a domain named ${name}`, holder);
+      return { outcome: "answerLost", existing: holder, error: withDetails(unproven, { attempts: error.attempts }) };
+    }
     return { outcome: "taken", existing, error };
   }
   const { domain, dnsRecords } = created;

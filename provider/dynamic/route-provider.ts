@@ -7,7 +7,9 @@ import {
   isObjectNotFound,
   ListOptions,
   Route,
+  withDetails,
 } from "../client";
+import { answerLostObjectExists } from "../client/natural-keys";
 import { CheckedInputs, checkRouteInputs, RouteInputs } from "../inputs";
 import { rememberConfig } from "./configured";
 import { READ_LIST_MAX_AGE_MS, serviceClient } from "./connection";
@@ -107,12 +109,23 @@ export const routeProvider: RouteProvider = {
       // with `adopt`, the user takes it over whoever made it, as when it was there before.
       const found = inputs.adopt ? await findRoute(client, inputs, { fresh: true }) : undefined;
       if (found) return { id: String(found.id), outs: await converge(client, found, inputs) };
-      if (lost) throw answerLost(inputs, error);
+      if (lost) throw answerLost(inputs, error, error.existing.id);
       // Refused by the service, so not made by this call, even when it is identical: another Route
       // resource or stack may own it, and sharing one id would let either delete the other's
       // route. A list only on this failure, sent after the refusal, to name the holder.
       const existing = (await findRoute(client, inputs, { fresh: true })) ?? error.existing;
       if (!existing) throw error; // the conflict is on another server (same domain name there)
+      // Refused only after an answer of this call was lost (its tries ran out before it could look
+      // again): the route found may be what the lost request made, so it is not called another's.
+      if (error.outcomeUnknown) {
+        const holder = { id: existing.id, createdAt: "createdAt" in existing ? existing.createdAt : null };
+        const unproven = answerLostObjectExists(
+          "routes/create",
+          `a route named ${inputs.name} on domain ${inputs.domainId}`,
+          holder,
+        );
+        throw answerLost(inputs, withDetails(unproven, { attempts: error.attempts }), holder.id);
+      }
       const differences = "name" in existing ? differencesFrom(existing, inputs) : [];
       throw new Error(
         `Route "${inputs.name}" already exists on domain ${inputs.domainId} (id ${existing.id}) and this stack did not create it: ` +
@@ -214,10 +227,10 @@ async function converge(
  * create, or another stack's made meanwhile (an identical one too: it would declare the same
  * route). Nothing tells which, so it was left alone.
  */
-function answerLost(inputs: RouteInputs, error: EmailApiError & { existing: { id: number } }): Error {
+function answerLost(inputs: RouteInputs, error: EmailApiError, existingId: number): Error {
   return new Error(
     `Route "${inputs.name}" on domain ${inputs.domainId}: the service's answer to create was lost, and a route of that ` +
-      `name on the domain now exists (id ${error.existing.id}). It may be the one this run created, or another stack's or ` +
+      `name on the domain now exists (id ${existingId}). It may be the one this run created, or another stack's or ` +
       "person's created meanwhile; nothing tells which, so it was left as it is and this stack does not record it. If it is " +
       "this stack's (nothing else declares it), set `adopt: true` to manage it here, or delete it on the service, and run " +
       "`pulumi up` again. If it is someone else's, choose another name.",

@@ -3,10 +3,11 @@ import { AttemptRecord, isAnswerLostObjectExists, isEmailApiError } from "../../
 import { domainProvider, routeProvider } from "../../provider/dynamic";
 import { forgetConfig } from "../../provider/dynamic/configured";
 import { setClientDefaults } from "../../provider/dynamic/connection";
+import { processRuntime } from "../../provider/client/process-runtime";
 import type { RouteInputs } from "../../provider/inputs";
 import type { ServiceDomainOutputs } from "../../provider/dynamic/domain-provider";
 import type { RouteOutputs } from "../../provider/dynamic/route-provider";
-import type { FaultRule, RequestLogEntry } from "../../emulator";
+import type { FaultDecision, FaultRule, RequestLogEntry } from "../../emulator";
 import { uniqueDomain, useEmulator } from "../support/emulator";
 import { configureRequest } from "../support/providers";
 import { seededRandom } from "../../emulator/http/faults";
@@ -17,6 +18,10 @@ import { seededRandom } from "../../emulator/http/faults";
  * (Retry-After 0), 503, dropped connections, answers slower than the request timeout, and
  * commit-then-drop writes. Each operation must succeed or fail with a transient error after its
  * whole retry budget; nothing may be duplicated, reported gone while it exists, or lost.
+ *
+ * What a slow answer does, and when, is the scenario's (`SlowAnswers`), not the clock's: it is held
+ * until the client has given up on it and a point drawn with the seed has come, so a busy machine
+ * changes how long the suite takes, not what it does or checks.
  */
 
 /** The client's default attempt cap: what a real `pulumi up` gets. */
@@ -29,13 +34,28 @@ const MAX_ATTEMPTS = 6;
 const REQUEST_TIMEOUT_MS = 10_000;
 /**
  * The request timeout of an operation given one slow answer: short, as each slow answer costs it
- * (about 90 of the 800 operations), yet 20 times what the emulator's answers take here when the
- * machine is busy, so only the slow answer outlasts it.
+ * (about 35 of the 800 operations), yet 20 times what the emulator's answers take here when the
+ * machine is busy. The slow answer is held until the client gave up on it (`SlowAnswers`), so
+ * nothing waits on this bound's exactness; another answer that outlasts it on a very busy machine
+ * is one more lost answer, which every operation must survive as it survives the drops.
  */
 const SLOW_OP_TIMEOUT_MS = 200;
-/** A slow answer: far past the request timeout, whatever the load, still applied by the emulator afterwards. */
-const SLOW_MS = 1_000;
+/**
+ * A slow answer's latency: only its mark in the request log (`latencyMs`). The answer itself is held
+ * by `SlowAnswers` until the point drawn for it, however long that takes on this machine.
+ */
+const SLOW_MARK_MS = 1;
+/** How many operations on a slow write may land at most (`SlowAnswers`). */
+const LATEST_LANDING = 150;
+/** How long `SlowAnswers` waits for the emulator to handle a request before it calls it lost: a bug, never load. */
+const UNHANDLED_MS = 60_000;
 const OPERATIONS = 200;
+/**
+ * Jest's limit for one failure rate's scenario. It takes 2 to 6 s on a quiet machine and 5 times
+ * that with both cores busy and other suites running: its time is CPU (200 operations, DKIM keys)
+ * and one request timeout per slow answer, none of it a bound the scenario relies on.
+ */
+const SCENARIO_TIMEOUT_MS = 180_000;
 
 type OpKind =
   | "domain.create"
@@ -52,7 +72,10 @@ type OpKind =
 interface OpRecord {
   kind: OpKind;
   ok: boolean;
+  /** Requests it made: `sent`'s length once every request the scenario made has ended. */
   attempts: number;
+  /** Its requests' records (`onAttempt`), as they end. */
+  sent: AttemptRecord[];
   /** How the failure was classified; undefined for successes. */
   failure?: string;
   /** A failure that is the provider's designed answer (see `operation`), not a give-up. */
@@ -86,8 +109,8 @@ interface RateResult {
  * second), ahead of the mix.
  */
 /**
- * The share of operations with a slow answer: half the drop rate, at most 1 in 16. Each costs
- * SLOW_MS of real waiting (its answer is awaited before the next operation), and a dozen per
+ * The share of operations with a slow answer: half the drop rate, at most 1 in 16. Each costs a
+ * request timeout of real waiting (the client gives up on it before it lands), and a dozen per
  * failure rate already cover every kind of operation; more only made the suite slower.
  */
 function slowShare(rate: number): number {
@@ -110,7 +133,137 @@ function rulesFor(rate: number, slowAt: number | undefined): FaultRule[] {
     { endpoints: "**", rate429: share, retryAfterSeconds: 0, rate503: share, dropRate: 2 * share, times },
   ];
   if (slowAt === undefined) return mix();
-  return [...(slowAt > 0 ? mix(slowAt) : []), { endpoints: "**", latencyMs: SLOW_MS, times: 1 }, ...mix()];
+  return [...(slowAt > 0 ? mix(slowAt) : []), { endpoints: "**", latencyMs: SLOW_MARK_MS, times: 1 }, ...mix()];
+}
+
+/** Where a held slow answer lands: before its operation's nth request after it, or before an operation. */
+type Landing = { afterRequests: number; seen: number } | { beforeOp: number };
+
+/**
+ * The scenario's slow answers. A latency rule marks a request as slow (the log shows its
+ * `latencyMs`); it is then held (`FaultDecision.hold`) until the point drawn for it, never for a
+ * fixed time. (It was held 1 s: on a busy machine the answer of one operation's slow create landed
+ * in the middle of a later operation, which counted that create as its own doing.) A slow write lands
+ * - before the next request of its operation: the client gave up on it (an operation sends its
+ *   requests one at a time, the next once this one timed out), so the lookup or resend after it sees it;
+ * - before the request after that: after a lookup that found nothing, before the resend;
+ * - or before an operation 1 to `LATEST_LANDING` operations on: after its operation's resend made
+ *   the object (the slow create is refused, or lands after the object was deleted: a late create),
+ *   or after its operation failed (the create, run again, finds the object).
+ * A slow list lands before the next request (a late list changes nothing); an answer whose
+ * operation sends no more requests lands before the next operation. A release waits until the
+ * request is handled (logged), and every operation until each request it made is handled: what the
+ * log shows during an operation is its own doing and the slow answers it was drawn to see, and the
+ * checks after it see no change it did not make.
+ */
+class SlowAnswers {
+  /** The operation under way (1-based). */
+  private op = 0;
+  private draw: () => number = () => 0;
+  private held: { op: number; landing: Landing; release: () => void }[] = [];
+  /** Requests decided and logged during the scenario, held ones apart. */
+  private counts = { decided: 0, handled: 0, released: 0, landed: 0 };
+  private waiters = new Set<() => void>();
+  active = false;
+
+  start(seed: number): void {
+    this.op = 0;
+    this.draw = seededRandom(seed);
+    this.held = [];
+    this.counts = { decided: 0, handled: 0, released: 0, landed: 0 };
+    this.active = true;
+  }
+
+  /** The injector's decision for a request, held when it is a slow answer. */
+  decide(endpoint: string, decision: FaultDecision): FaultDecision {
+    if (decision.latencyMs > 0) {
+      let release: () => void = () => undefined;
+      const hold = new Promise<void>((resolve) => (release = resolve));
+      this.held.push({ op: this.op, landing: this.landingOf(endpoint), release });
+      return { ...decision, hold };
+    }
+    this.counts.decided++;
+    const due = this.held.filter((answer) => {
+      const { landing } = answer;
+      return answer.op === this.op && "afterRequests" in landing && ++landing.seen >= landing.afterRequests;
+    });
+    // This request is handled once they are: they land before it.
+    return due.length > 0 ? { ...decision, hold: this.land(due) } : decision;
+  }
+
+  /** Called for every request the emulator logs. */
+  logged(entry: Pick<RequestLogEntry, "fault" | "latencyMs">): void {
+    if (entry.fault === "rate-limit") return; // refused before any decision
+    if (entry.latencyMs > 0) this.counts.landed++;
+    else this.counts.handled++;
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  /** Lands what is due before operation `op` (those its own operation left, and those drawn for it), then starts it. */
+  async beforeOp(op: number): Promise<void> {
+    const due = this.held.filter(
+      ({ landing, op: of }) => of < op && (!("beforeOp" in landing) || landing.beforeOp <= op),
+    );
+    this.op = op;
+    await this.land(due);
+  }
+
+  /** Resolves once every request decided so far is handled, held ones apart. */
+  settled(): Promise<void> {
+    return this.until(() => this.counts.handled >= this.counts.decided, "requests");
+  }
+
+  /** Lands every answer still held; the scenario is over. */
+  async stop(): Promise<void> {
+    await this.land(this.held);
+    await this.settled();
+    this.active = false;
+  }
+
+  /** Lets every held answer go without waiting (a scenario that threw): later tests see none held. */
+  abandon(): void {
+    for (const answer of this.held) answer.release();
+    this.held = [];
+    this.active = false;
+  }
+
+  private landingOf(endpoint: string): Landing {
+    if (!/\/(create|delete|update)$/.test(endpoint)) return { afterRequests: 1, seen: 0 };
+    const r = this.draw();
+    if (r < 0.2) return { afterRequests: 1, seen: 0 };
+    if (r < 0.4) return { afterRequests: 2, seen: 0 };
+    return { beforeOp: this.op + 1 + Math.floor(this.draw() * LATEST_LANDING) };
+  }
+
+  private land(answers: SlowAnswers["held"]): Promise<void> {
+    if (answers.length === 0) return Promise.resolve();
+    this.held = this.held.filter((answer) => !answers.includes(answer));
+    for (const answer of answers) answer.release();
+    const released = (this.counts.released += answers.length);
+    return this.until(() => this.counts.landed >= released, "slow answers released");
+  }
+
+  /**
+   * Resolves once `done()` holds, checked as the emulator logs requests. A request the emulator
+   * never logs (its handler threw) fails the scenario after a minute, naming what was awaited,
+   * rather than at jest's limit.
+   */
+  private until(done: () => boolean, what: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`${what} were never handled by the emulator (${JSON.stringify(this.counts)})`));
+      }, UNHANDLED_MS);
+      const check = () => {
+        if (!done()) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      this.waiters.add(check);
+      check();
+    });
+  }
 }
 
 describe("providers under faults (200 operations per failure rate)", () => {
@@ -130,20 +283,31 @@ describe("providers under faults (200 operations per failure rate)", () => {
     emulator().faults.set([]);
   });
 
+  /** The scenario's slow answers, while one runs (the tests after it delay theirs for a set time). */
+  const slow = new SlowAnswers();
+  afterEach(() => slow.abandon()); // after a scenario that threw: nothing stays held
+  let slowDecided = 0;
+  beforeAll(() => {
+    const em = emulator();
+    const faults = em.faults;
+    const decide = faults.decide.bind(faults);
+    faults.decide = (endpoint) => {
+      const decision = decide(endpoint);
+      if (slow.active) return slow.decide(endpoint, decision);
+      if (decision.latencyMs > 0) slowDecided++;
+      return decision;
+    };
+    const log = em.requests;
+    const add = log.add.bind(log);
+    log.add = (entry) => {
+      add(entry);
+      if (slow.active) slow.logged(entry);
+    };
+  });
   /**
    * Waits until every answer the emulator was told to delay has landed (it logs a request once
    * handled): an event, not a guess at how long that takes on this machine.
    */
-  let slowDecided = 0;
-  beforeAll(() => {
-    const faults = emulator().faults;
-    const decide = faults.decide.bind(faults);
-    faults.decide = (endpoint) => {
-      const decision = decide(endpoint);
-      if (decision.latencyMs > 0) slowDecided++;
-      return decision;
-    };
-  });
   const slowLanded = async () => {
     const landed = () =>
       emulator()
@@ -152,10 +316,23 @@ describe("providers under faults (200 operations per failure rate)", () => {
     while (landed() < slowDecided) await new Promise((resolve) => setTimeout(resolve, 20));
   };
 
+  /**
+   * Resolves once no request of this process's clients is in flight (none holds a socket of the
+   * connection pool or waits for one), twice in a row: a request that ends may start the next.
+   */
+  const clientIdle = async () => {
+    const agent = processRuntime().httpAgent;
+    const busy = () =>
+      [agent.sockets, agent.requests].some((byHost) => Object.values(byHost).some((list) => list?.length));
+    for (let idle = 0; idle < 2; idle = busy() ? 0 : idle + 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
   /** Client settings for the next provider call, counting its requests into `attempts`. */
-  const clientDefaults = (attempts: AttemptRecord[], random: () => number, slow: boolean) =>
+  const clientDefaults = (attempts: AttemptRecord[], random: () => number, slowOp: boolean) =>
     setClientDefaults({
-      requestTimeoutMs: slow ? SLOW_OP_TIMEOUT_MS : REQUEST_TIMEOUT_MS,
+      requestTimeoutMs: slowOp ? SLOW_OP_TIMEOUT_MS : REQUEST_TIMEOUT_MS,
       retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
       random,
       onAttempt: (attempt) => attempts.push(attempt),
@@ -209,6 +386,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
     const choose = seededRandom(seed);
     const jitter = seededRandom(seed + 1);
     em.faults.set([], seed);
+    slow.start(seed + 2);
     const logStart = em.requests.all().length;
 
     const ops: OpRecord[] = [];
@@ -255,37 +433,46 @@ describe("providers under faults (200 operations per failure rate)", () => {
       call: () => Promise<T>,
       designed?: (error: unknown, sent: RequestLogEntry[]) => string | undefined,
     ): Promise<T | undefined> {
+      await slow.beforeOp(ops.length + 1); // the slow answers drawn to land before it
       const attempts: AttemptRecord[] = [];
       const logAt = em.requests.all().length;
       const slowAt = choose() < slowShare(rate) ? (choose() < 0.7 ? 0 : 1) : undefined;
       clientDefaults(attempts, jitter, slowAt !== undefined);
       em.faults.set(rulesFor(rate, slowAt)); // no seed: the injector's sequence continues
+      let outcome: { value: T } | { error: unknown };
       try {
-        const value = await call();
-        ops.push({ kind, ok: true, attempts: attempts.length });
-        return value;
+        outcome = { value: await call() };
       } catch (error) {
-        const { transient, label, namedAfterLoss } = classify(error);
-        // A create whose answer was lost, naming the object of its name it found: designed, when
-        // that object is on the service (left as it was, for the user to adopt or delete).
-        const named =
-          namedAfterLoss !== undefined &&
-          [...em.state.domains, ...em.state.routes].some((object) => object.id === namedAfterLoss)
-            ? label
-            : undefined;
-        const expected = designed?.(error, em.requests.all().slice(logAt)) ?? named;
-        ops.push({
-          kind,
-          ok: false,
-          attempts: attempts.length,
-          failure: expected ?? label,
-          ...(expected ? { designed: true as const } : {}),
-        });
-        if (!transient && !expected) violations.push(`op ${ops.length} ${kind}: failed with ${label}`);
-        return undefined;
+        outcome = { error };
       } finally {
         em.faults.set([]);
       }
+      // Every request it made is handled (a busy machine may answer one after the client gave up).
+      await slow.settled();
+      if ("value" in outcome) {
+        ops.push({ kind, ok: true, attempts: attempts.length, sent: attempts });
+        return outcome.value;
+      }
+      const { error } = outcome;
+      const { transient, label, namedAfterLoss } = classify(error);
+      // A create whose answer was lost, naming the object of its name it found: designed, when
+      // that object is on the service (left as it was, for the user to adopt or delete).
+      const named =
+        namedAfterLoss !== undefined &&
+        [...em.state.domains, ...em.state.routes].some((object) => object.id === namedAfterLoss)
+          ? label
+          : undefined;
+      const expected = designed?.(error, em.requests.all().slice(logAt)) ?? named;
+      ops.push({
+        kind,
+        ok: false,
+        attempts: attempts.length,
+        sent: attempts,
+        failure: expected ?? label,
+        ...(expected ? { designed: true as const } : {}),
+      });
+      if (!transient && !expected) violations.push(`op ${ops.length} ${kind}: failed with ${label}`);
+      return undefined;
     }
 
     const checkRead = (what: string, id: string, result: pulumi.dynamic.ReadResult, exists: boolean) => {
@@ -436,7 +623,16 @@ describe("providers under faults (200 operations per failure rate)", () => {
 
     // Let answers that were slower than the timeout land, as they do on the server.
     em.faults.set([]);
-    await slowLanded();
+    await slow.stop();
+    // Each operation's requests, counted once all have ended: a create's last lookup, cut short by
+    // its try's timer, times out a moment after the call has given up, on a busy machine after its
+    // operation has ended.
+    await clientIdle();
+    for (const op of ops) op.attempts = op.sent.length;
+    setClientDefaults({
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      retry: { maxAttempts: MAX_ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
+    });
     const requests = em.requests.all().slice(logStart);
 
     // ---- duplicates ----
@@ -568,7 +764,7 @@ describe("providers under faults (200 operations per failure rate)", () => {
     // Every failure but a designed answer used the whole budget (the client's attempts, and the requests counted).
     for (const op of result.ops.filter((o) => !o.ok && !o.designed))
       expect(op.attempts).toBeGreaterThanOrEqual(MAX_ATTEMPTS);
-  });
+  }, SCENARIO_TIMEOUT_MS);
 
   /**
    * Found by the scenario above (its "late creates"): a create whose first request is slower than
@@ -691,6 +887,96 @@ describe("providers under faults (200 operations per failure rate)", () => {
           `Domain ${name}: the service's answer to create was lost, and a domain of that name now exists (id ${left[0].id}`,
         ),
       });
+    });
+  });
+
+  /**
+   * Found by the scenario on a loaded machine: a create whose answer was lost looks, finds nothing,
+   * and sends again; the object of its name appears meanwhile (the lost request landing late, or
+   * another party's create: nothing tells which); the resend is refused on the create's last
+   * attempt, so the client has no try left to look again and fails with the refusal, marked
+   * outcome unknown. The provider then listed, found the object, and said this stack did not
+   * create it: a claim nothing proves, when its own lost request may have made it. It must report
+   * the lost answer and name the object, as when its lookup finds it.
+   *
+   * The order is held by the emulator, not by timing: the first create is dropped unanswered, and
+   * the object is added before the resend is handled. No request waits for a timeout.
+   */
+  describe("a resend refused after a lost answer, on the create's last attempt", () => {
+    const ATTEMPTS = 3; // the create, the lookup, the resend
+    beforeEach(() =>
+      setClientDefaults({
+        requestTimeoutMs: REQUEST_TIMEOUT_MS,
+        retry: { maxAttempts: ATTEMPTS, baseDelayMs: 2, maxDelayMs: 10 },
+      }),
+    );
+
+    /** Runs `create` with the first request to `endpoint` dropped and `appear()` done before the second is handled. */
+    const withLateObject = async <T>(
+      endpoint: string,
+      appear: () => Promise<unknown>,
+      create: () => Promise<T>,
+    ): Promise<{ error: unknown; sent: string[] }> => {
+      const em = emulator();
+      const decide = em.faults.decide;
+      const sent: string[] = [];
+      let creates = 0;
+      em.faults.decide = (name) => {
+        const decision = decide.call(em.faults, name);
+        sent.push(name);
+        if (name !== endpoint) return decision;
+        creates += 1;
+        if (creates === 1) return { ...decision, outcome: "drop" };
+        if (creates === 2) return { ...decision, hold: appear() };
+        return decision;
+      };
+      try {
+        await create();
+        return { error: undefined, sent };
+      } catch (error) {
+        return { error, sent };
+      } finally {
+        em.faults.decide = decide;
+      }
+    };
+
+    it("a route: the one found is named as possibly this create's, not as another's", async () => {
+      const em = emulator();
+      const domain = await domainProvider.create({ name: uniqueDomain("refused-route"), adopt: false });
+      const inputs = (
+        await routeProvider.check({}, { name: "refused", domainId: Number(domain.id), endpointId: 1 })
+      ).inputs;
+      const { error, sent } = await withLateObject(
+        "routes/create",
+        () => em.emailApi.addRoute({ name: "refused", domain: Number(domain.id), endpointId: 1 }),
+        () => routeProvider.create(inputs),
+      );
+      const left = em.state.routes.filter((r) => String(r.domainId) === domain.id && r.name === "refused");
+      expect(left).toHaveLength(1);
+      expect(sent.filter((name) => name === "routes/create")).toHaveLength(2);
+      expect(sent).not.toContain("routes/delete");
+      expect((error as Error)?.message).toContain(
+        `Route "refused" on domain ${domain.id}: the service's answer to create was lost, and a route of that name on the domain now exists (id ${left[0].id})`,
+      );
+      expect(classify(error)).toMatchObject({ namedAfterLoss: left[0].id });
+    });
+
+    it("a domain: the one found is named as possibly this create's, not as another's", async () => {
+      const em = emulator();
+      const name = uniqueDomain("refused-domain");
+      const { error, sent } = await withLateObject(
+        "domains/create",
+        () => em.emailApi.addDomain(name),
+        () => domainProvider.create({ name, adopt: false }),
+      );
+      const left = em.state.domains.filter((d) => d.name === name);
+      expect(left).toHaveLength(1);
+      expect(sent.filter((endpoint) => endpoint === "domains/create")).toHaveLength(2);
+      expect(sent).not.toContain("domains/delete");
+      expect((error as Error)?.message).toContain(
+        `Domain ${name}: the service's answer to create was lost, and a domain of that name now exists (id ${left[0].id}`,
+      );
+      expect(classify(error)).toMatchObject({ namedAfterLoss: left[0].id });
     });
   });
 });
