@@ -76,7 +76,11 @@ export async function createDomainWithRecords(
     if (error.outcomeUnknown) {
       const holder = { id: existing.id, createdAt: existing.createdAt };
       const unproven = answerLostObjectExists("domains/create", `a domain named ${name}`, holder);
-      return { outcome: "answerLost", existing: holder, error: withDetails(unproven, { attempts: error.attempts }) };
+      return {
+        outcome: "answerLost",
+        existing: holder,
+        error: withDetails(unproven, { attempts: error.attempts }),
+      };
     }
     return { outcome: "taken", existing, error };
   }

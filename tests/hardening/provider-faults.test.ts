@@ -133,7 +133,11 @@ function rulesFor(rate: number, slowAt: number | undefined): FaultRule[] {
     { endpoints: "**", rate429: share, retryAfterSeconds: 0, rate503: share, dropRate: 2 * share, times },
   ];
   if (slowAt === undefined) return mix();
-  return [...(slowAt > 0 ? mix(slowAt) : []), { endpoints: "**", latencyMs: SLOW_MARK_MS, times: 1 }, ...mix()];
+  return [
+    ...(slowAt > 0 ? mix(slowAt) : []),
+    { endpoints: "**", latencyMs: SLOW_MARK_MS, times: 1 },
+    ...mix(),
+  ];
 }
 
 /** Where a held slow answer lands: before its operation's nth request after it, or before an operation. */
@@ -747,24 +751,28 @@ describe("providers under faults (200 operations per failure rate)", () => {
     [0.1, 12],
     [0.3, 13],
     [0.5, 14],
-  ])("at %p of requests failing, every operation succeeds or fails transiently", async (rate, seed) => {
-    const result = await runScenario(rate, seed);
-    report(rate, result);
+  ])(
+    "at %p of requests failing, every operation succeeds or fails transiently",
+    async (rate, seed) => {
+      const result = await runScenario(rate, seed);
+      report(rate, result);
 
-    expect(result.ops).toHaveLength(OPERATIONS);
-    expect(result.violations).toEqual([]);
-    expect(result.duplicates).toEqual([]);
-    // (A read may send nothing: it can reuse a list another read of the same refresh fetched.)
-    if (rate === 0) expect(result.ops.every((op) => op.ok)).toBe(true);
-    else {
-      // Every kind of fault was exercised.
-      const kinds = new Set(result.requests.map((e) => e.fault ?? (e.latencyMs > 0 ? "slow" : "none")));
-      expect([...kinds].sort()).toEqual(["429", "503", "commit-then-drop", "drop", "none", "slow"]);
-    }
-    // Every failure but a designed answer used the whole budget (the client's attempts, and the requests counted).
-    for (const op of result.ops.filter((o) => !o.ok && !o.designed))
-      expect(op.attempts).toBeGreaterThanOrEqual(MAX_ATTEMPTS);
-  }, SCENARIO_TIMEOUT_MS);
+      expect(result.ops).toHaveLength(OPERATIONS);
+      expect(result.violations).toEqual([]);
+      expect(result.duplicates).toEqual([]);
+      // (A read may send nothing: it can reuse a list another read of the same refresh fetched.)
+      if (rate === 0) expect(result.ops.every((op) => op.ok)).toBe(true);
+      else {
+        // Every kind of fault was exercised.
+        const kinds = new Set(result.requests.map((e) => e.fault ?? (e.latencyMs > 0 ? "slow" : "none")));
+        expect([...kinds].sort()).toEqual(["429", "503", "commit-then-drop", "drop", "none", "slow"]);
+      }
+      // Every failure but a designed answer used the whole budget (the client's attempts, and the requests counted).
+      for (const op of result.ops.filter((o) => !o.ok && !o.designed))
+        expect(op.attempts).toBeGreaterThanOrEqual(MAX_ATTEMPTS);
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 
   /**
    * Found by the scenario above (its "late creates"): a create whose first request is slower than
