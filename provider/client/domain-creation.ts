@@ -1,5 +1,5 @@
-import { type EmailApiError, type ExistingObject, withDetails } from "./errors";
-import { answerLostObjectExists, findDomain, isAnswerLostObjectExists, isNameTaken } from "./natural-keys";
+import type { EmailApiError, ExistingObject } from "./errors";
+import { answerLostThenRefused, findDomain, isAnswerLostObjectExists, isNameTaken } from "./natural-keys";
 import type { ListOptions } from "./settings";
 import type { CreatedDomain, DnsRecord, Domain } from "./types";
 
@@ -75,12 +75,8 @@ export async function createDomainWithRecords(
     // again): the domain found may be what the lost request made, so it is not called another's.
     if (error.outcomeUnknown) {
       const holder = { id: existing.id, createdAt: existing.createdAt };
-      const unproven = answerLostObjectExists("domains/create", `a domain named ${name}`, holder);
-      return {
-        outcome: "answerLost",
-        existing: holder,
-        error: withDetails(unproven, { attempts: error.attempts }),
-      };
+      const lost = answerLostThenRefused("domains/create", `a domain named ${name}`, holder, error);
+      return { outcome: "answerLost", existing: holder, error: lost };
     }
     return { outcome: "taken", existing, error };
   }

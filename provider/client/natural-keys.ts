@@ -1,4 +1,4 @@
-import { EmailApiError, ExistingObject, isEmailApiError } from "./errors";
+import { EmailApiError, ExistingObject, isEmailApiError, withDetails } from "./errors";
 import type { CreateRouteInput, Domain, Route } from "./types";
 
 /**
@@ -53,6 +53,25 @@ export function answerLostObjectExists(
       "it may be what this create made or another party's made meanwhile, and nothing tells which, so it was left as it is",
     existing: holder,
     outcomeUnknown: true,
+  });
+}
+
+/**
+ * {@link answerLostObjectExists} for a create whose resend, after a lost answer, was refused as a
+ * duplicate with no try left to look again (`refusal`, marked outcome unknown): the object found
+ * may be what the lost request made, so it is not called another party's. The refusal's words and
+ * the tries spent are kept.
+ */
+export function answerLostThenRefused(
+  operation: string,
+  what: string,
+  holder: ExistingObject,
+  refusal: EmailApiError,
+): EmailApiError {
+  const lost = answerLostObjectExists(operation, what, holder);
+  return withDetails(lost, {
+    attempts: refusal.attempts,
+    serviceMessage: `${lost.serviceMessage}; the resend was refused: ${refusal.serviceMessage}`,
   });
 }
 

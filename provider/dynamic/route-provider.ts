@@ -7,9 +7,8 @@ import {
   isObjectNotFound,
   ListOptions,
   Route,
-  withDetails,
 } from "../client";
-import { answerLostObjectExists } from "../client/natural-keys";
+import { answerLostThenRefused } from "../client/natural-keys";
 import { CheckedInputs, checkRouteInputs, RouteInputs } from "../inputs";
 import { rememberConfig } from "./configured";
 import { READ_LIST_MAX_AGE_MS, serviceClient } from "./connection";
@@ -119,12 +118,8 @@ export const routeProvider: RouteProvider = {
       // again): the route found may be what the lost request made, so it is not called another's.
       if (error.outcomeUnknown) {
         const holder = { id: existing.id, createdAt: "createdAt" in existing ? existing.createdAt : null };
-        const unproven = answerLostObjectExists(
-          "routes/create",
-          `a route named ${inputs.name} on domain ${inputs.domainId}`,
-          holder,
-        );
-        throw answerLost(inputs, withDetails(unproven, { attempts: error.attempts }), holder.id);
+        const what = `a route named ${inputs.name} on domain ${inputs.domainId}`;
+        throw answerLost(inputs, answerLostThenRefused("routes/create", what, holder, error), holder.id);
       }
       const differences = "name" in existing ? differencesFrom(existing, inputs) : [];
       throw new Error(

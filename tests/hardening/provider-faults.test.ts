@@ -967,6 +967,8 @@ describe("providers under faults (200 operations per failure rate)", () => {
         `Route "refused" on domain ${domain.id}: the service's answer to create was lost, and a route of that name on the domain now exists (id ${left[0].id})`,
       );
       expect(classify(error)).toMatchObject({ namedAfterLoss: left[0].id });
+      // The service's refusal is kept in the cause, for whoever reads it.
+      expect(((error as Error).cause as Error).message).toContain("the resend was refused:");
     });
 
     it("a domain: the one found is named as possibly this create's, not as another's", async () => {
@@ -985,6 +987,8 @@ describe("providers under faults (200 operations per failure rate)", () => {
         `Domain ${name}: the service's answer to create was lost, and a domain of that name now exists (id ${left[0].id}`,
       );
       expect(classify(error)).toMatchObject({ namedAfterLoss: left[0].id });
+      // The service's refusal is kept in the cause, for whoever reads it.
+      expect(((error as Error).cause as Error).message).toContain("the resend was refused:");
     });
   });
 });
