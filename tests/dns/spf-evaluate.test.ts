@@ -1,4 +1,3 @@
-import { promises as dnsPromises } from "node:dns";
 import {
   countSpfLookups,
   expandMacros,
@@ -13,6 +12,7 @@ import {
 import { publishRecords } from "../support/cloudflare";
 import { useEmulator } from "../support/emulator";
 import { dnsError, withAddresses, zoneResolver } from "../support/spf-zone";
+import { spfResolverAt } from "../support/dns-client";
 
 /**
  * The receivers' judgement of a record (spf-syntax.ts, spf-macro.ts, spf-evaluate.ts,
@@ -387,20 +387,7 @@ describe("countSpfLookups through DNS (the emulator's Cloudflare stand-in and DN
       txt("twice.example.com", "v=spf1 -all"),
       txt("twice.example.com", "v=spf1 a -all"),
     ]);
-    // A fresh resolver for each query, with 3 tries (2 s, then up to 4 s, then up to 8 s). A reused
-    // one would not do: after 3 answers c-ares cuts its timeout to 5 times their mean latency, at
-    // least 250 ms, whatever `timeout` says (c-ares 1.34, ares_metrics.c).
-    const resolver = () => {
-      const r = new dnsPromises.Resolver({ timeout: 2000, tries: 3 });
-      r.setServers([emulator().dns.address]);
-      return r;
-    };
-    const spfResolver: SpfResolver = {
-      txt: (name) => resolver().resolveTxt(name),
-      a: (name) => resolver().resolve4(name),
-      aaaa: (name) => resolver().resolve6(name),
-      mx: (name) => resolver().resolveMx(name),
-    };
+    const spfResolver = spfResolverAt(emulator().dns.address);
 
     const apex = await spfResolver.txt("example.com");
     expect(spfRecordCountProblem(apex, "example.com")).toBeUndefined();

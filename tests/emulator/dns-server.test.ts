@@ -1,5 +1,4 @@
 import * as dgram from "node:dgram";
-import { promises as dnsPromises } from "node:dns";
 import * as net from "node:net";
 import * as dnsPacket from "dns-packet";
 import { addZone, cloudflareService } from "../../emulator/cloudflare";
@@ -14,6 +13,7 @@ import { RunningService, startHttpService } from "../../emulator/http/service";
 import { CloudflareDnsRecord, ZoneRecord } from "../../emulator/store/state";
 import { Store } from "../../emulator/store/store";
 import { storeRecord } from "../support/store-records";
+import { resolverAt } from "../support/dns-client";
 
 const HOST = "127.0.0.1";
 const TOKEN = "dns-test-token-0123456789abcdefghijklmnop";
@@ -35,17 +35,8 @@ function addRecord(fields: Parameters<typeof storeRecord>[2]): CloudflareDnsReco
  * cost nothing. No timer decides a test, except by giving up after about 15 s without an answer.
  */
 
-/**
- * A fresh resolver for each query, which c-ares gives 3 tries: 2 s, then 2 to 4 s, then 4 to 8 s
- * (node checks once a second), so ETIMEOUT only after about 15 s without an answer. Not a reused
- * one: after 3 answers c-ares sets its timeout to 5 times their mean latency, at least 250 ms
- * (c-ares 1.34, ares_metrics.c; a timeout over 5 s is cut to 5 s too), whatever `timeout` says.
- */
-function resolver(): dnsPromises.Resolver {
-  const r = new dnsPromises.Resolver({ timeout: 2000, tries: 3 });
-  r.setServers([`${HOST}:${dns.port}`]);
-  return r;
-}
+/** node's resolver asking this server (`resolverAt`: fresh, 3 tries). */
+const resolver = () => resolverAt(`${HOST}:${dns.port}`);
 
 /** A raw exchange sends again after this, then after twice as long each time… */
 const UDP_RESEND_MS = 1000;

@@ -1,4 +1,3 @@
-import { promises as dnsPromises } from "node:dns";
 import { addZone } from "../../emulator/cloudflare";
 import { defaultMailDnsConfig } from "../../emulator/config";
 import { CLOUDFLARE_EDGE, lookup } from "../../emulator/dns/lookup";
@@ -8,6 +7,7 @@ import type { Answer } from "dns-packet";
 import { Store } from "../../emulator/store/store";
 import { useEmulator } from "../support/emulator";
 import { storeRecord } from "../support/store-records";
+import { resolverAt } from "../support/dns-client";
 
 /**
  * Wildcard records as Cloudflare serves them and RFC 4592 §3.3 says: a name that does not exist
@@ -99,14 +99,7 @@ describe("over the wire, records added through the emulator", () => {
   const emulator = useEmulator();
 
   it("serves a wildcard to node's resolver, and NXDOMAIN without one", async () => {
-    // A fresh resolver for each query, with 3 tries (2 s, then up to 4 s, then up to 8 s). A reused
-    // one would not do: after 3 answers c-ares cuts its timeout to 5 times their mean latency, at
-    // least 250 ms, whatever `timeout` says (c-ares 1.34, ares_metrics.c).
-    const resolver = () => {
-      const r = new dnsPromises.Resolver({ timeout: 2000, tries: 3 });
-      r.setServers([emulator().dns.address]);
-      return r;
-    };
+    const resolver = () => resolverAt(emulator().dns.address);
     await expect(resolver().resolveTxt("anything.wild.example.com")).rejects.toMatchObject({
       code: "ENOTFOUND",
     });

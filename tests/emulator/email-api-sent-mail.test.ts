@@ -1,8 +1,8 @@
-import { promises as dnsPromises } from "node:dns";
 import { MessageRecord } from "../../emulator";
 import { postalSignedFields, serverToken } from "../../emulator/email-api/outgoing";
 import { DkimTxtLookup, headerName, splitMessage, verifyDkim } from "../../provider/receivers/dkim-message";
 import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
+import { resolverAt } from "../support/dns-client";
 
 /**
  * What `send/message` records of a message, read with `emulator.emailApi.messages()`: the message
@@ -12,16 +12,10 @@ import { clientFor, uniqueDomain, useEmulator } from "../support/emulator";
 
 const emulator = useEmulator();
 
-/**
- * The TXT records at a name, through the emulator's DNS (a DKIM verifier's key lookup). A fresh
- * resolver with 3 tries (2 s, then up to 4 s, then up to 8 s), so a slow answer on a loaded machine
- * is waited for and asked again; one try of "10 s" was one of 5 s (c-ares caps a try at 5 s).
- */
+/** The TXT records at a name, through the emulator's DNS (a DKIM verifier's key lookup). */
 const lookupTxt: DkimTxtLookup = async (name) => {
-  const resolver = new dnsPromises.Resolver({ timeout: 2000, tries: 3 });
-  resolver.setServers([emulator().dns.address]);
   try {
-    return (await resolver.resolveTxt(name)).map((strings) => strings.join(""));
+    return (await resolverAt(emulator().dns.address).resolveTxt(name)).map((strings) => strings.join(""));
   } catch (error) {
     const code = (error as { code?: string }).code;
     return code === "ENOTFOUND" ? "nxdomain" : code === "ENODATA" ? [] : "error";

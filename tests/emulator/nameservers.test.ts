@@ -1,6 +1,6 @@
-import { promises as dnsPromises } from "node:dns";
 import { startEmulator, Emulator } from "../../emulator";
 import { runCli } from "../../emulator/cli";
+import { resolverAt } from "../support/dns-client";
 
 /**
  * The emulator's authoritative name servers: two, as a Cloudflare zone's NS records name, each on
@@ -10,17 +10,6 @@ import { runCli } from "../../emulator/cli";
 
 const ZONE = "example.com";
 const NAME = "s1._domainkey.example.com";
-
-/**
- * 3 tries (2 s, then up to 4 s, then up to 8 s), so a slow answer on a loaded machine is waited for
- * and asked again. One for each question: after 3 answers c-ares cuts a resolver's timeout to 5
- * times their mean latency, at least 250 ms, whatever `timeout` says (c-ares 1.34, ares_metrics.c).
- */
-function resolverAt(address: string): dnsPromises.Resolver {
-  const resolver = new dnsPromises.Resolver({ timeout: 2000, tries: 3 });
-  resolver.setServers([address]);
-  return resolver;
-}
 
 async function txt(address: string, name = NAME): Promise<string[] | string> {
   try {

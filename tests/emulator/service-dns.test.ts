@@ -1,8 +1,8 @@
-import { promises as dnsPromises } from "node:dns";
 import { sendingHost, serviceRecords } from "../../emulator/dns/service-records";
 import { defaultMailDnsConfig } from "../../emulator/config";
-import { CachedSpfResolver, evaluateSpf, SpfResolver } from "../../provider/dns";
+import { CachedSpfResolver, evaluateSpf } from "../../provider/dns";
 import { useEmulator } from "../support/emulator";
+import { resolverAt, spfResolverAt } from "../support/dns-client";
 
 /**
  * The installation's own DNS, as Postal's DNS guide has installations publish it: the SPF include,
@@ -13,27 +13,8 @@ import { useEmulator } from "../support/emulator";
 const emulator = useEmulator();
 const POSTAL_SPF = "v=spf1 a mx include:spf.postal.example.com ~all";
 
-/**
- * A fresh resolver for each query, with 3 tries (2 s, then up to 4 s, then up to 8 s), so a slow
- * answer on a loaded machine is waited for and asked again. Never a reused one: after 3 answers
- * c-ares cuts its timeout to 5 times their mean latency, at least 250 ms, whatever `timeout` says
- * (c-ares 1.34, ares_metrics.c).
- */
-function resolver(): dnsPromises.Resolver {
-  const r = new dnsPromises.Resolver({ timeout: 2000, tries: 3 });
-  r.setServers([emulator().dns.address]);
-  return r;
-}
-
-/** An SPF resolver over the emulator's DNS. */
-function spfResolver(): SpfResolver {
-  return {
-    txt: (name) => resolver().resolveTxt(name),
-    a: (name) => resolver().resolve4(name),
-    aaaa: (name) => resolver().resolve6(name),
-    mx: (name) => resolver().resolveMx(name),
-  };
-}
+const resolver = () => resolverAt(emulator().dns.address);
+const spfResolver = () => spfResolverAt(emulator().dns.address);
 
 describe("the installation's records", () => {
   it("gives the MX hosts and the return-path host addresses inside the SPF include's networks", async () => {

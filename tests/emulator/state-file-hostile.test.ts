@@ -1,11 +1,11 @@
 import { promises as fs } from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { Resolver } from "node:dns/promises";
 import { startEmulator } from "../../emulator";
 import { emptyState } from "../../emulator/store/state";
 import { StateFile } from "../../emulator/store/state-file";
 import { clientFor } from "../support/emulator";
+import { resolverAt } from "../support/dns-client";
 
 /** `--state`: what is on disk when an answer or a DNS reply shows it, and files that pass the check. */
 
@@ -50,14 +50,13 @@ describe("what the emulator shows is on disk", () => {
         );
         expect(response.status).toBe(500);
 
-        // 3 tries (2 s, then up to 4 s, then up to 8 s): a timeout would read as "not served" and
-        // fail this `it.failing` test, so a slow answer on a loaded machine is waited for.
-        const resolver = new Resolver({ timeout: 2000, tries: 3 });
-        resolver.setServers([emulator.dns.address]);
-        const served = await resolver.resolveTxt("unsaved.example.com").then(
-          (records) => records.map((chunks) => chunks.join("")),
-          () => [],
-        );
+        // A timeout would read as "not served" and fail this `it.failing` test: `resolverAt` waits.
+        const served = await resolverAt(emulator.dns.address)
+          .resolveTxt("unsaved.example.com")
+          .then(
+            (records) => records.map((chunks) => chunks.join("")),
+            () => [],
+          );
         // Today the record is served from memory: a kill now loses what DNS already showed.
         expect(served).toEqual([]);
       } finally {

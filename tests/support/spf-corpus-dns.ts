@@ -1,9 +1,9 @@
-import { promises as dnsPromises } from "node:dns";
 import { quoteTxt, SpfResolver } from "../../provider/dns";
 import { Emulator, startEmulator } from "../../emulator";
 import { ALL_SETUPS, CORPUS_ZONES, FAILING_NAMES, SpfSetup } from "../fixtures/spf-corpus";
 import type { DnsEntry } from "../fixtures/spf-corpus/setup";
 import { DnsFaultProxy, startDnsFaultProxy } from "./dns-fault-proxy";
+import { spfResolverAt } from "./dns-client";
 
 /**
  * The DNS the SPF corpus (tests/fixtures/spf-corpus) is evaluated against: the emulator's DNS
@@ -14,7 +14,7 @@ import { DnsFaultProxy, startDnsFaultProxy } from "./dns-fault-proxy";
 export interface CorpusDns {
   emulator: Emulator;
   proxy: DnsFaultProxy;
-  /** node:dns pointed at the proxy, as `SpfResolver` (a timeout of 10 s, which no answer here needs). */
+  /** node:dns pointed at the proxy, as `SpfResolver` (`spfResolverAt`: a fresh resolver per query). */
   resolver: SpfResolver;
 }
 
@@ -25,7 +25,7 @@ export function useCorpusDns(): () => CorpusDns {
     try {
       for (const setup of ALL_SETUPS) await publishSetup(emulator, setup);
       const proxy = await startDnsFaultProxy({ upstreamPort: emulator.dns.port, ...FAILING_NAMES });
-      dns = { emulator, proxy, resolver: resolverAt(proxy.address) };
+      dns = { emulator, proxy, resolver: spfResolverAt(proxy.address) };
     } catch (error) {
       await emulator.stop();
       throw error;
@@ -44,17 +44,6 @@ export function useCorpusDns(): () => CorpusDns {
 /** Every name a setup publishes at: its own domain and its `dns` entries. */
 export function publishedNames(setup: SpfSetup): string[] {
   return [setup.domain, ...setup.dns.map(([name]) => name)];
-}
-
-function resolverAt(address: string): SpfResolver {
-  const resolver = new dnsPromises.Resolver({ timeout: 10_000, tries: 1 });
-  resolver.setServers([address]);
-  return {
-    txt: (name) => resolver.resolveTxt(name),
-    a: (name) => resolver.resolve4(name),
-    aaaa: (name) => resolver.resolve6(name),
-    mx: (name) => resolver.resolveMx(name),
-  };
 }
 
 async function publishSetup(emulator: Emulator, setup: SpfSetup): Promise<void> {
