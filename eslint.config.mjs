@@ -6,11 +6,12 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ["**/*.js"],
+    files: ["**/*.js", "**/*.cjs"],
     languageOptions: {
       sourceType: "commonjs",
       globals: {
         module: "writable",
+        exports: "writable",
         require: "readonly",
         __dirname: "readonly",
         process: "readonly",
