@@ -1,7 +1,7 @@
 const os = require("node:os");
 
 // got (and its dependencies) ship as ES modules only. Node 20 can require() them, but jest's own
-// module registry cannot until Node 24.9, so ts-jest transpiles them to CommonJS here.
+// module registry cannot until Node 24.9, so they are transpiled to CommonJS here, as the suite is.
 // The list is got 14's full ESM dependency closure.
 const esmPackages = [
   "got",
@@ -29,6 +29,21 @@ const esmPackages = [
  */
 const INSTALLED_MATRIX = "<rootDir>/tests/package/installed\\.test\\.ts$";
 
+/**
+ * How jest transpiles the suite, the package's sources and got's ES modules: with swc, to CommonJS
+ * for ES2022 (tsconfig.json's target). Transpiling only: type-checking is `npm run typecheck`'s job
+ * (one of the suite's files). swc does it for a fraction of ts-jest's CPU, which counts most on a
+ * fresh clone, where jest has no transform cached. ts-jest stays a devDependency: it is what users'
+ * projects run (docs/testing.md), installed at this repository's version in
+ * tests/package/installed.test.ts.
+ */
+function swcOptions(syntax) {
+  return {
+    jsc: { parser: { syntax }, target: "es2022" },
+    module: { type: "commonjs" },
+  };
+}
+
 /** @type {import("jest").Config} */
 module.exports = {
   testEnvironment: "node",
@@ -38,21 +53,8 @@ module.exports = {
   // The installed-package matrix is its own command, `npm run test:package` (tests/package/jest.config.js).
   testPathIgnorePatterns: ["/node_modules/", INSTALLED_MATRIX],
   transform: {
-    "^.+\\.[tj]sx?$": [
-      "ts-jest",
-      {
-        // Type-checking is `npm run typecheck`'s job; isolatedModules keeps the suite fast.
-        tsconfig: {
-          module: "commonjs",
-          moduleResolution: "bundler",
-          target: "ES2022",
-          allowJs: true,
-          esModuleInterop: true,
-          isolatedModules: true,
-          types: ["node", "jest"],
-        },
-      },
-    ],
+    "^.+\\.tsx?$": ["@swc/jest", swcOptions("typescript")],
+    "^.+\\.jsx?$": ["@swc/jest", swcOptions("ecmascript")],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join("|")})/)`],
   // Examples import the package by name, as users do.

@@ -15,7 +15,7 @@ const Runtime = require("jest-runtime").default;
  *
  * V8 only finds a script in its cache when Node gave it no `importModuleDynamically` callback (a
  * callback makes each script's options unique), and a script compiled without one cannot run
- * `import()`. So code that contains `import(` keeps jest's compile: ts-jest turns the suite's
+ * `import()`. So code that contains `import(` keeps jest's compile: the transform turns the suite's
  * own `import()` into `require`, and jest runs ES modules only with Node's
  * `--experimental-vm-modules`, which this suite does not use.
  */
