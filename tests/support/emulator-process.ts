@@ -3,7 +3,7 @@ import * as path from "node:path";
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
 
-/** `npm run emulator` as a child process of its own, as a user starts it. */
+/** The emulator's command as a child process of its own, as a user starts it. */
 export interface EmulatorProcess {
   child: ChildProcess;
   /** The env lines it printed, by name (`EMAIL_DELIVERY_BASE_URL`, …). */
@@ -20,24 +20,15 @@ export type EmulatorStart =
   | { kind: "exited"; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string };
 
 /**
- * Starts emulator/cli.ts (through tsx, as `npm run emulator` does) on free ports with `args` added,
- * and waits until it prints its ready line or exits, whichever comes first.
+ * Starts the package's command (`pulumi-email-delivery-emulator`: dist/emulator/bin.js, built
+ * from these sources by the suite's setup) on free ports with `args` added, and waits until it
+ * prints its ready line or exits, whichever comes first. It runs emulator/cli.ts as
+ * `npm run emulator` does, without tsx's 0.7 s or so of CPU per start.
  */
 export function startEmulatorProcess(args: string[]): Promise<EmulatorStart> {
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      "emulator/cli.ts",
-      "--email-port",
-      "0",
-      "--cloudflare-port",
-      "0",
-      "--dns-port",
-      "0",
-      ...args,
-    ],
+    ["dist/emulator/bin.js", "--email-port", "0", "--cloudflare-port", "0", "--dns-port", "0", ...args],
     { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
