@@ -30,18 +30,47 @@ const esmPackages = [
 const INSTALLED_MATRIX = "<rootDir>/tests/package/installed\\.test\\.ts$";
 
 /**
- * How jest transpiles the suite, the package's sources and got's ES modules: with swc, to CommonJS
- * for ES2022 (tsconfig.json's target). Transpiling only: type-checking is `npm run typecheck`'s job
- * (one of the suite's files). swc does it for a fraction of ts-jest's CPU, which counts most on a
- * fresh clone, where jest has no transform cached. ts-jest stays a devDependency: it is what users'
- * projects run (docs/testing.md), installed at this repository's version in
+ * How jest transpiles the suite, the package's sources and got's ES modules: to CommonJS for ES2022
+ * (tsconfig.json's target), transpiling only (type-checking is `npm run typecheck`'s job, one of
+ * the suite's files). With swc, for a fraction of ts-jest's CPU, which counts most on a fresh clone,
+ * where jest has no transform cached. Where swc's native binary does not load (a platform it has
+ * no build for, `npm ci --omit=optional`, a mirror without its platform packages), with ts-jest,
+ * saying why, as packaging/tsc.js falls back to TypeScript 6. ts-jest is a devDependency anyway:
+ * users' projects run it (docs/testing.md), installed at this repository's version in
  * tests/package/installed.test.ts.
+ *
+ * Two things swc does differently from ts-jest, which the suite keeps to: a module's exports are
+ * getters, so `jest.spyOn` cannot replace one (mock the module with `jest.mock`); and it hoists
+ * `jest.mock` above the imports only for the global `jest`, not one imported from `@jest/globals`.
  */
-function swcOptions(syntax) {
-  return {
-    jsc: { parser: { syntax }, target: "es2022" },
-    module: { type: "commonjs" },
-  };
+function transform() {
+  try {
+    require("@swc/core");
+  } catch (error) {
+    process.emitWarning(
+      `swc's compiler does not load here (${String(error.message).split("\n")[0]}): jest transpiles with ts-jest, slower`,
+    );
+    const tsJest = [
+      "ts-jest",
+      {
+        tsconfig: {
+          module: "commonjs",
+          moduleResolution: "bundler",
+          target: "ES2022",
+          allowJs: true,
+          esModuleInterop: true,
+          isolatedModules: true,
+          types: ["node", "jest"],
+        },
+      },
+    ];
+    return { "^.+\\.[tj]sx?$": tsJest };
+  }
+  const swc = (syntax) => [
+    "@swc/jest",
+    { jsc: { parser: { syntax }, target: "es2022" }, module: { type: "commonjs" } },
+  ];
+  return { "^.+\\.tsx?$": swc("typescript"), "^.+\\.jsx?$": swc("ecmascript") };
 }
 
 /** @type {import("jest").Config} */
@@ -52,10 +81,7 @@ module.exports = {
   testMatch: ["**/*.test.ts"],
   // The installed-package matrix is its own command, `npm run test:package` (tests/package/jest.config.js).
   testPathIgnorePatterns: ["/node_modules/", INSTALLED_MATRIX],
-  transform: {
-    "^.+\\.tsx?$": ["@swc/jest", swcOptions("typescript")],
-    "^.+\\.jsx?$": ["@swc/jest", swcOptions("ecmascript")],
-  },
+  transform: transform(),
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join("|")})/)`],
   // Examples import the package by name, as users do.
   moduleNameMapper: { "^pulumi-email-delivery$": "<rootDir>/provider/index.ts" },
