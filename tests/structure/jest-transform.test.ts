@@ -5,19 +5,33 @@ import { REPO_ROOT } from "../../packaging/clean-clone";
  * jest.config.js transpiles with swc, and with ts-jest (saying why) where swc's native binary
  * does not load: a contributor on such a machine still runs the suite, slower.
  */
-function configuredTransform(preload: string): Promise<{ transformers: string[]; stderr: string }> {
+function configuredTransform(
+  preload: string,
+): Promise<{ swcLoads: boolean; transformers: string[]; stderr: string }> {
   const script = `${preload}
+    let swcLoads = true;
+    try { require("@swc/core"); } catch { swcLoads = false; }
     const { transform } = require("./jest.config.js");
-    process.stdout.write(JSON.stringify(Object.values(transform).map(([name]) => name)));`;
+    const transformers = Object.values(transform).map(([name]) => name);
+    process.stdout.write(JSON.stringify({ swcLoads, transformers }));`;
   return new Promise((resolve, reject) =>
     execFile(process.execPath, ["-e", script], { cwd: REPO_ROOT }, (error, stdout, stderr) =>
-      error ? reject(error) : resolve({ transformers: JSON.parse(stdout) as string[], stderr }),
+      error
+        ? reject(error)
+        : resolve({ ...(JSON.parse(stdout) as { swcLoads: boolean; transformers: string[] }), stderr }),
     ),
   );
 }
 
-it("transpiles with swc where its compiler loads", async () => {
-  expect(await configuredTransform("")).toEqual({ transformers: ["@swc/jest", "@swc/jest"], stderr: "" });
+it("transpiles with swc where its compiler loads (else with ts-jest, the case below)", async () => {
+  const { swcLoads, transformers, stderr } = await configuredTransform("");
+  if (swcLoads)
+    expect({ transformers, stderr }).toEqual({ transformers: ["@swc/jest", "@swc/jest"], stderr: "" });
+  else
+    expect({ transformers, stderr }).toEqual({
+      transformers: ["ts-jest"],
+      stderr: expect.stringContaining("ts-jest"),
+    });
 });
 
 it("falls back to ts-jest, saying why, where swc's native binary is missing", async () => {
@@ -33,7 +47,8 @@ it("falls back to ts-jest, saying why, where swc's native binary is missing", as
       }
       return resolve.call(this, request, ...rest);
     };`;
-  const { transformers, stderr } = await configuredTransform(missingBinary);
+  const { swcLoads, transformers, stderr } = await configuredTransform(missingBinary);
+  expect(swcLoads).toBe(false);
   expect(transformers).toEqual(["ts-jest"]);
   expect(stderr).toContain(
     "swc's compiler does not load here (Cannot find module '@swc/core-linux-x64-gnu'): jest transpiles with ts-jest, slower",
