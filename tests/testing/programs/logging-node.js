@@ -1,9 +1,8 @@
 // Run by tests/testing/console-under-node.test.ts with plain Node (as under `node --test`, where
-// the kit, the program and the providers share one console): prints the run's logs as JSON.
-require("tsx/cjs");
-const path = require("node:path");
+// the kit, the program and the providers share one console): prints the run's logs as JSON. The
+// kit is the package's build (the suite's setup builds it), required by name as a user does.
 const pulumi = require("@pulumi/pulumi");
-const kit = require(path.join(__dirname, "..", "..", "..", "testing"));
+const kit = require("pulumi-email-delivery/testing");
 
 const provider = {
   async check(_olds, news) {
