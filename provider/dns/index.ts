@@ -7,9 +7,8 @@ export * from "./spf";
 export * from "./spf-record";
 export * from "./spf-dns";
 export { evaluateSpf } from "./spf-evaluate";
-export {
-  SPF_MX_NAME_LIMIT,
-  SPF_VOID_LOOKUP_LIMIT,
+export { SPF_MX_NAME_LIMIT, SPF_VOID_LOOKUP_LIMIT } from "./spf-evaluation-types";
+export type {
   SpfError,
   SpfErrorKind,
   SpfEvaluation,

@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import * as path from "node:path";
+import * as ts from "typescript";
 import { REPO_ROOT } from "../../packaging/clean-clone";
 
 /**
@@ -53,4 +55,11 @@ it("falls back to ts-jest, saying why, where swc's native binary is missing", as
   expect(stderr).toContain(
     "swc's compiler does not load here (Cannot find module '@swc/core-linux-x64-gnu'): jest transpiles with ts-jest, slower",
   );
+});
+
+it("type-checks every file as one the transform compiles alone (isolatedModules)", () => {
+  // swc and ts-jest transpile file by file: a type re-exported as a value would reach jest as an
+  // export of `undefined`. With isolatedModules, `npm run typecheck` refuses it instead.
+  const { config } = ts.readConfigFile(path.join(REPO_ROOT, "tsconfig.json"), ts.sys.readFile);
+  expect(config.compilerOptions).toMatchObject({ isolatedModules: true });
 });
