@@ -26,7 +26,7 @@ describe("bench: the program that reads the stored provider texts", () => {
           // eslint-disable-next-line @typescript-eslint/no-require-imports
           return require(file) as Record<string, never>;
         },
-        { mode: "preview", emulator: emulator(), timeoutMs: 5000 },
+        { mode: "preview", emulator: emulator() },
       );
       expect(run.errors.map((error) => error.message)).toEqual([]);
       const types = run.registrations

@@ -138,7 +138,7 @@ describe("Domain options", () => {
         new Domain("hasty", { name: "hasty.example.com", verification: { maxPollIntervalSeconds: 0.5 } });
         return {};
       },
-      { mode: "preview", emulator: emulator(), timeoutMs: 1500 },
+      { mode: "preview", emulator: emulator() },
     );
     expect(refused.errors.map((error) => error.message).join("\n")).toContain(
       "maxPollIntervalSeconds: must be between 1 and 300 seconds, not 0.5",
@@ -154,7 +154,7 @@ describe("Domain options", () => {
         });
         return {};
       },
-      { mode: "preview", emulator: emulator(), timeoutMs: 1500 },
+      { mode: "preview", emulator: emulator() },
     );
     expect(run.errors.map((error) => error.message).join("\n")).toContain(
       'Domain zone: cloudflare.zoneId must be the zone\'s id, 32 hex digits (Cloudflare dashboard → the zone → Overview → Zone ID), not "replace-me-with-your-zone-id"',
@@ -172,7 +172,6 @@ describe("Domain options", () => {
         mode: "preview",
         emulator: emulator(),
         config: { "emailDelivery:dnsResolver": "localhost:53" },
-        timeoutMs: 1500,
       },
     );
     // The kit reports a constructor's throw as the program's error, and Pulumi's rejection as unhandled.
@@ -188,7 +187,7 @@ describe("Domain options", () => {
         new Domain("ttl", { name: "ttl.example.com", cloudflare: { zoneId: zoneId(), ttl: 30 } });
         return {};
       },
-      { mode: "preview", emulator: emulator(), timeoutMs: 1500 },
+      { mode: "preview", emulator: emulator() },
     );
     expect(run.errors.map((error) => error.message).join("\n")).toContain(
       "Domain ttl: cloudflare.ttl must be 1 (automatic) or a whole number of seconds from 60 to 86400, not 30",

@@ -87,7 +87,7 @@ function domainProgram(name: string, args: Partial<DomainArgs> = {}) {
 }
 
 const live = (): RunOptions => ({ mode: "live", emulator: emulator(), timeoutMs: 60_000 });
-const preview = (): RunOptions => ({ mode: "preview", emulator: emulator(), timeoutMs: 5000 });
+const preview = (): RunOptions => ({ mode: "preview", emulator: emulator() });
 const writes = () =>
   emulator()
     .requests.all()

@@ -121,7 +121,6 @@ describe("program: routes on a domain another stack manages, preview", () => {
     const run = await runProgram(routesStack(emulator(), name), {
       mode: "preview",
       config: connection(emulator()),
-      timeoutMs: 1500,
     });
     const messages = run.errors.map((error) => error.message).join("\n");
     expect(messages).toContain(
@@ -137,7 +136,6 @@ describe("program: routes on a domain another stack manages, preview", () => {
     const run = await runProgram(routesStack(emulator(), pulumi.output("Mail.Example.com")), {
       mode: "preview",
       config: connection(emulator()),
-      timeoutMs: 1500,
     });
     expect(run.errors.map((error) => error.message).join("\n")).toContain(
       'getDomain({ name: "Mail.Example.com" }): name: must be lowercase (the service refuses upper case): use "mail.example.com". Nothing was sent.',

@@ -33,7 +33,7 @@ describe("program: route claims, beyond two top-level names", () => {
         new TeamB("b");
         return {};
       },
-      { mode: "preview", timeoutMs: 1500 },
+      { mode: "preview" },
     );
     // The second is never registered: nothing would be sent for it.
     expect(run.ofType(ROUTE)).toHaveLength(1);
@@ -51,7 +51,7 @@ describe("program: route claims, beyond two top-level names", () => {
         new Route("support", { name: other.uuid.apply(() => "support"), domainId: 7, endpointId: 1 });
         return {};
       },
-      { mode: "preview", timeoutMs: 1500 },
+      { mode: "preview" },
     );
     const route = run.get(ROUTE, "support");
     expect(route.inputs.name).toBe(UNKNOWN_MARKER);
@@ -82,7 +82,7 @@ describe("program: route claims, beyond two top-level names", () => {
         new Route("support", { name: pulumi.secret("support"), domainId: 7, endpointId: 1 });
         return {};
       },
-      { mode: "preview", timeoutMs: 1500 },
+      { mode: "preview" },
     );
     expect(run.get(ROUTE, "support").secretInputs).not.toContain("domainId");
   });

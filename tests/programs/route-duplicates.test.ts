@@ -18,7 +18,6 @@ describe("program: a route declared twice", () => {
     const run = await runProgram(twice({ name: "Support", domainId: 7 }), {
       mode: "preview",
       emulator: emulator(),
-      timeoutMs: 1500,
     });
     const messages = run.errors.map((error) => error.message).join("\n");
     expect(messages).toContain(
@@ -34,7 +33,7 @@ describe("program: a route declared twice", () => {
         new Route("helpdesk", { name: pulumi.output("SUPPORT"), domainId: 7, endpointId: 2 });
         return {};
       },
-      { mode: "preview", timeoutMs: 1500 },
+      { mode: "preview" },
     );
     expect(run.errors.map((error) => error.message).join("\n")).toContain(
       'Route "helpdesk" declares the route "SUPPORT" on domain 7, which Route "support" already declares.',
