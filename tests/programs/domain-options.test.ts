@@ -143,7 +143,7 @@ describe("Domain options", () => {
     expect(refused.errors.map((error) => error.message).join("\n")).toContain(
       "maxPollIntervalSeconds: must be between 1 and 300 seconds, not 0.5",
     );
-  });
+  }, 60_000); // two runs, each bounded by the kit's 20 s: the kit, not jest, says which one hung
 
   it("refuses a zone id left as the stack file's placeholder, at preview, sending nothing", async () => {
     const run = await runProgram(
