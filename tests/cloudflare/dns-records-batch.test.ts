@@ -118,20 +118,21 @@ it("sends again a batch of deletes whose answer was lost before it was done: one
 });
 
 it("a batch done after its request timed out, and after the lookup found nothing, is found when its resend is refused as identical", async () => {
-  // The first batch outlives the client's timeout (200 ms) and is done at 300 ms, after the lookup
-  // found nothing; the resend (150 ms on its way) then comes after it and is refused as identical.
+  // The first batch outlives the client's timeout (1 s) and is done at 1.5 s, after the lookup
+  // found nothing; the resend (0.75 s on its way) then comes after it and is refused as identical.
   // On a busy machine the lookup may come later and find it done: the records are made once and
-  // given back either way.
+  // given back either way. The timeout is the lookup's too: a second leaves it room for a garbage
+  // collection or a descheduled worker, where 200 ms did not.
   const slow = dnsRecordsApi({
     baseUrl: emulator().cloudflare.url,
     apiToken: emulator().cloudflare.apiToken,
-    requestTimeoutMs: 200,
+    requestTimeoutMs: 1000,
     sleep: async () => undefined,
   });
   const posts = [txt("late-a"), txt("late-b")];
   emulator().faults.set([
-    { endpoints: "cloudflare:dns_records.batch", latencyMs: 300, times: 1 },
-    { endpoints: "cloudflare:dns_records.batch", latencyMs: 150, times: 1 },
+    { endpoints: "cloudflare:dns_records.batch", latencyMs: 1500, times: 1 },
+    { endpoints: "cloudflare:dns_records.batch", latencyMs: 750, times: 1 },
   ]);
   const result = await slow.batch(zoneId, { posts });
   expect(result.posted.map((record) => record.id)).toEqual(posts.map((post) => held(post)[0].id));
