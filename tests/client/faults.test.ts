@@ -168,14 +168,14 @@ describe("client under faults", () => {
   });
 
   it("never duplicates when answers are slower than the request timeout, nor claims the domain", async () => {
-    // Every create is handled 2 s after it arrives, five times the request timeout: the client's
+    // Every create is handled 3 s after it arrives, three times the request timeout: the client's
     // timer, set first in the same event loop, fires first however busy the machine, so each
-    // create's answer is lost. The timeout is the lookups' too: 400 ms leaves them room for a
+    // create's answer is lost. The timeout is the lookups' too: a second leaves them room for a
     // garbage collection or a descheduled worker on a loaded machine, where 100 ms did not.
-    emulator().faults.set([{ endpoints: "domains/create", latencyMs: 2000 }]);
+    emulator().faults.set([{ endpoints: "domains/create", latencyMs: 3000 }]);
     const creates: string[] = [];
     const client = clientFor(emulator(), {
-      requestTimeoutMs: 400,
+      requestTimeoutMs: 1000,
       retry: { maxAttempts: 40, baseDelayMs: 20, maxDelayMs: 40 },
       onAttempt: (attempt) =>
         void (attempt.operation === "domains/create" && creates.push(attempt.operation)),
